@@ -1,0 +1,1 @@
+"""Assisted-decoding arena: race plain and assisted generation side by side."""

@@ -1,0 +1,1 @@
+"""The engine: presets, model cache, methods, tracing, race runner. Never imports gradio."""

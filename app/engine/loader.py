@@ -1,0 +1,261 @@
+"""Process-wide model and tokenizer cache.
+
+One :class:`ModelCache` per process (``MODEL_CACHE``). A model is loaded once even if two
+runs ask for it at the same moment (a lock per key), and least-recently-used models are
+dropped when the weights exceed the configured budget (bytes, per device).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from .errors import ArenaError
+from .sources import Source, converted_folder, resolve
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str], None]
+
+
+def default_device() -> str:
+    """'cuda' when a GPU is visible, else 'cpu'."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def resolve_dtype(name: str, device: str) -> torch.dtype:
+    """Map a preset dtype name to a torch dtype ('auto': fp32 on CPU, bf16/fp16 on GPU)."""
+    if name == "auto":
+        if device.startswith("cuda"):
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How to load one model. dtype/quantization/device_map as in the preset."""
+
+    dtype: str = "auto"
+    quantization: str = "none"
+    device_map: str = "auto"
+    allow_local: bool = True
+    trust_remote_code: bool = False
+
+
+@dataclass
+class LoadedModel:
+    """A model in the cache with the facts the UI shows about it."""
+
+    spec: str
+    model: Any
+    source: Source
+    device: str
+    dtype: str
+    n_params: int
+    weight_bytes: int
+    load_seconds: float
+    last_used: float = field(default_factory=time.monotonic)
+
+
+def _hub_error(spec: str, exc: Exception) -> ArenaError:
+    from .presets import load_presets
+
+    try:
+        offline = [p.id for p in load_presets().values() if p.runs_offline]
+    except ArenaError:
+        offline = []
+    return ArenaError(
+        f"Could not load '{spec}': it is not an installed package model or local folder, and the "
+        f"Hugging Face hub could not provide it (no network access, or the id is misspelled: "
+        f"{type(exc).__name__}). Offline presets that run here: {', '.join(offline) or 'none'}."
+    )
+
+
+def _quantization_config(kind: str, device: str):
+    if kind == "none":
+        return None
+    if not device.startswith("cuda"):
+        raise ArenaError(
+            f"{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. "
+            "Set quantization: none or pick an offline preset."
+        )
+    from transformers import BitsAndBytesConfig
+
+    if kind == "8bit":
+        return BitsAndBytesConfig(load_in_8bit=True)
+    return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16, bnb_4bit_quant_type="nf4")
+
+
+def _convert_gguf(source: Source, progress: Progress | None) -> Path:
+    """Dequantise a GGUF once and keep it as safetensors; returns the folder."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = converted_folder(source)
+    if (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file():
+        return folder
+    if progress:
+        progress(f"Converting {source.gguf_file} once (about 15-40 s); later loads take about a second")
+    tmp = folder.with_name(folder.name + f".tmp-{threading.get_ident()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    model = AutoModelForCausalLM.from_pretrained(source.path, gguf_file=source.gguf_file, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file)
+    # transformers refuses to save a model that remembers its GGUF quantizer; the weights
+    # are plain float32 tensors after dequantisation, so drop that marker.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+    return folder
+
+
+def local_folder(source: Source, progress: Progress | None = None) -> str:
+    """The folder or hub id from_pretrained should read for `source`."""
+    return str(_convert_gguf(source, progress)) if source.kind == "gguf" else source.path
+
+
+def model_size(model: Any) -> tuple[int, int]:
+    """(parameter count, bytes of weights and buffers) of a loaded model."""
+    params = list(model.parameters())
+    n = sum(p.numel() for p in params)
+    nbytes = sum(p.numel() * p.element_size() for p in params)
+    nbytes += sum(b.numel() * b.element_size() for b in model.buffers())
+    return n, nbytes
+
+
+class ModelCache:
+    """Thread-safe LRU cache of loaded models and tokenizers.
+
+    budget_bytes: the most bytes of weights kept per device (None: no limit). The model just
+    loaded is never evicted, so a single model larger than the budget still runs.
+    """
+
+    def __init__(self, budget_bytes: int | None = None):
+        self.budget_bytes = budget_bytes
+        self._lock = threading.Lock()
+        self._key_locks: dict[tuple, threading.Lock] = {}
+        self._models: OrderedDict[tuple, LoadedModel] = OrderedDict()
+        self._tokenizers: dict[str, Any] = {}
+        self.load_count = 0
+
+    def _key_lock(self, key: tuple) -> threading.Lock:
+        with self._lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+    def loaded(self) -> list[LoadedModel]:
+        """Models currently held, least recently used first."""
+        with self._lock:
+            return list(self._models.values())
+
+    def clear(self) -> None:
+        """Drop every cached model and tokenizer."""
+        with self._lock:
+            self._models.clear()
+            self._tokenizers.clear()
+
+    def get_model(self, spec: str, options: LoadOptions = LoadOptions(), progress: Progress | None = None) -> LoadedModel:
+        """Return the cached model for `spec`, loading it once if needed."""
+        source = resolve(spec, allow_local=options.allow_local)
+        key = ("model", source.spec, options.dtype, options.quantization, options.device_map)
+        with self._key_lock(key):
+            with self._lock:
+                hit = self._models.get(key)
+                if hit is not None:
+                    self._models.move_to_end(key)
+                    hit.last_used = time.monotonic()
+                    return hit
+            entry = self._load_model(source, options, progress)
+            with self._lock:
+                self._models[key] = entry
+                self.load_count += 1
+                self._evict(keep=key)
+            return entry
+
+    def get_tokenizer(self, spec: str, allow_local: bool = True, progress: Progress | None = None,
+                      trust_remote_code: bool = False) -> Any:
+        """Return the cached tokenizer for `spec` (callers must not share it across threads)."""
+        source = resolve(spec, allow_local=allow_local)
+        key = ("tokenizer", source.spec)
+        with self._key_lock(key):
+            with self._lock:
+                if source.spec in self._tokenizers:
+                    return self._tokenizers[source.spec]
+            from transformers import AutoTokenizer
+
+            try:
+                tok = AutoTokenizer.from_pretrained(local_folder(source, progress), trust_remote_code=trust_remote_code)
+            except (OSError, ValueError) as exc:
+                if source.kind == "hub":
+                    raise _hub_error(spec, exc) from None
+                raise ArenaError(f"Could not load a tokenizer from '{spec}': {exc}") from None
+            with self._lock:
+                self._tokenizers[source.spec] = tok
+            return tok
+
+    def _load_model(self, source: Source, options: LoadOptions, progress: Progress | None) -> LoadedModel:
+        from transformers import AutoModelForCausalLM
+
+        device = default_device()
+        dtype = resolve_dtype(options.dtype, device)
+        kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": options.trust_remote_code}
+        quant = _quantization_config(options.quantization, device)
+        if quant is not None:
+            kwargs["quantization_config"] = quant
+        if device.startswith("cuda"):
+            kwargs["device_map"] = "auto" if options.device_map == "auto" else options.device_map
+        elif options.device_map not in ("auto", "cpu"):
+            raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
+        if progress:
+            progress(f"Loading {source.spec}")
+        start = time.perf_counter()
+        try:
+            model = AutoModelForCausalLM.from_pretrained(local_folder(source, progress), **kwargs)
+        except torch.cuda.OutOfMemoryError:
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            raise ArenaError(
+                f"Out of GPU memory while loading {source.spec}: pick a smaller model, 4-bit quantization, "
+                "or free memory by stopping other runs."
+            ) from None
+        except (OSError, ValueError) as exc:
+            if source.kind == "hub":
+                raise _hub_error(source.spec, exc) from None
+            raise ArenaError(f"Could not load a causal LM from '{source.spec}': {exc}") from None
+        model.eval()
+        n, nbytes = model_size(model)
+        return LoadedModel(
+            spec=source.spec, model=model, source=source, device=str(model.device),
+            dtype=str(dtype).replace("torch.", ""), n_params=n, weight_bytes=nbytes,
+            load_seconds=time.perf_counter() - start,
+        )
+
+    def _evict(self, keep: tuple) -> None:
+        if self.budget_bytes is None:
+            return
+        by_device: dict[str, int] = {}
+        for entry in self._models.values():
+            by_device[entry.device] = by_device.get(entry.device, 0) + entry.weight_bytes
+        for key in list(self._models):
+            entry = self._models[key]
+            if key == keep or by_device.get(entry.device, 0) <= self.budget_bytes:
+                continue
+            log.info("Evicting %s (%d MB) to stay under the memory budget", entry.spec, entry.weight_bytes >> 20)
+            by_device[entry.device] -= entry.weight_bytes
+            del self._models[key]
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+MODEL_CACHE = ModelCache()

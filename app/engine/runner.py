@@ -1,0 +1,241 @@
+"""The race: baseline and assisted generate() in worker threads, streaming typed events.
+
+Concurrent mode starts both sides at once (a show: on a small CPU they share cores).
+Sequential mode warms both up, then runs baseline and assisted one after the other, for
+fair timing. Every worker always ends with a :class:`~app.engine.trace.DoneEvent`; a stop
+signal ends both runs after their current forward pass through a stopping criterion.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import torch
+
+from .errors import ArenaError
+from .hooks import bind_tracer
+from .setup import RaceSetup, generate_call
+from .stats import acceptance_rate, first_divergence, mean_accepted_length, speedup, tokens_per_second
+from .trace import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
+
+log = logging.getLogger(__name__)
+
+SIDES = ("baseline", "assisted")
+WARMUP_TOKENS = 8
+
+
+def _error_message(exc: BaseException) -> str:
+    if isinstance(exc, ArenaError):
+        return str(exc)
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        return "Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization."
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"Generation failed ({type(exc).__name__}): {first}"
+
+
+@dataclass
+class SideRecord:
+    """What the reader has seen of one side (texts decoded on the reader's thread)."""
+
+    token_ids: list[int] = field(default_factory=list)
+    tokens: list[dict] = field(default_factory=list)
+    rounds: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    ttft: float | None = None
+    error: str | None = None
+    done: bool = False
+    stopped: bool = False
+
+
+class Race:
+    """One race between plain and assisted generation of `setup`.
+
+    sequential: warm up, then time baseline and assisted one after the other.
+    seed: torch seed set before each side when sampling (concurrent sampling shares the global
+    generator between threads, so only sequential sampling runs are reproducible).
+    """
+
+    def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None):
+        self.setup = setup
+        self.sequential = sequential
+        self.seed = seed
+        self.stop_event = threading.Event()
+        self.events_queue: queue.Queue[Event] = queue.Queue()
+        self.threads: list[threading.Thread] = []
+        self.streamers: dict[str, TraceStreamer] = {}
+        self.records = {side: SideRecord() for side in SIDES}
+        tok = copy.deepcopy(setup.tokenizer)  # fast tokenizers are not thread-safe: one per race
+        context = setup.input_ids[0].tolist()
+        self._detok = {side: Detokenizer(tok, context) for side in SIDES}
+        self._tokenizer = tok
+        self.started_at: float | None = None
+
+    # ----- workers -------------------------------------------------------------------
+    def _run_side(self, side: str) -> None:
+        assisted = side == "assisted"
+        streamer = TraceStreamer(side, assisted, self.events_queue.put)
+        self.streamers[side] = streamer
+        start = time.perf_counter()
+        try:
+            model, kwargs = generate_call(self.setup, assisted)
+            kwargs["streamer"] = streamer
+            kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
+            if self.seed is not None:
+                torch.manual_seed(self.seed)
+            with bind_tracer(streamer if assisted else None), torch.inference_mode():
+                start = streamer.start = time.perf_counter()
+                model.generate(**kwargs)
+        except BaseException as exc:  # reported to the reader; the worker never dies silently
+            if not isinstance(exc, ArenaError):
+                log.exception("%s generation failed", side)
+            self.events_queue.put(ErrorEvent(side, _error_message(exc)))
+            if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        finally:
+            self.events_queue.put(DoneEvent(side, time.perf_counter() - start, self.stop_event.is_set()))
+
+    def _warm_up(self) -> None:
+        for assisted in (False, True):
+            if self.stop_event.is_set():
+                return
+            model, kwargs = generate_call(self.setup, assisted, max_new_tokens=WARMUP_TOKENS)
+            kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
+            with torch.inference_mode():
+                model.generate(**kwargs)
+
+    def _run_sequential(self) -> None:
+        try:
+            self._warm_up()
+        except BaseException as exc:
+            log.exception("warm-up failed")
+            for side in SIDES:
+                self.events_queue.put(ErrorEvent(side, _error_message(exc)))
+                self.events_queue.put(DoneEvent(side, 0.0, self.stop_event.is_set()))
+            return
+        for side in SIDES:
+            self._run_side(side)
+
+    def start(self) -> None:
+        """Start the worker thread(s); idempotent."""
+        if self.threads:
+            return
+        self.started_at = time.perf_counter()
+        if self.sequential:
+            self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
+        else:
+            self.threads = [threading.Thread(target=self._run_side, args=(s,), name=f"race-{s}", daemon=True)
+                            for s in SIDES]
+        for t in self.threads:
+            t.start()
+
+    def stop(self) -> None:
+        """Ask both sides to end after their current forward pass."""
+        self.stop_event.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the workers; True when all have ended."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for t in self.threads:
+            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self.threads)
+
+    # ----- reader ------------------------------------------------------------------------
+    def _record(self, event: Event) -> dict | None:
+        rec = self.records[event.side]
+        if isinstance(event, TokenEvent):
+            text = self._detok[event.side].push(event.token_id)
+            rec.token_ids.append(event.token_id)
+            rec.tokens.append({"id": event.token_id, "text": text, "status": event.status})
+            if rec.ttft is None:
+                rec.ttft = event.t
+        elif isinstance(event, RoundEvent):
+            rejected = self._tokenizer.decode(list(event.rejected_ids), skip_special_tokens=False,
+                                              clean_up_tokenization_spaces=False)
+            rec.rounds.append({"drafted": event.drafted, "accepted": event.accepted, "rejected_text": rejected})
+        elif isinstance(event, ErrorEvent):
+            rec.error = event.message
+        elif isinstance(event, DoneEvent):
+            tail = self._detok[event.side].flush()
+            if tail and rec.tokens:
+                rec.tokens[-1]["text"] += tail
+            rec.seconds, rec.done, rec.stopped = event.seconds, True, event.stopped
+        return None
+
+    def events(self, poll: float = 0.1, timeout: float | None = None) -> Iterator[Event]:
+        """Start (if needed) and yield every event until both sides are done.
+
+        timeout: give up (stop the race) when no event arrives for this many seconds.
+        """
+        self.start()
+        last = time.monotonic()
+        while not all(r.done for r in self.records.values()):
+            try:
+                event = self.events_queue.get(timeout=poll)
+            except queue.Empty:
+                if timeout is not None and time.monotonic() - last > timeout:
+                    self.stop()
+                    raise ArenaError(f"No progress for {timeout:.0f} s: the race was stopped.")
+                if not any(t.is_alive() for t in self.threads) and self.events_queue.empty():
+                    for side, rec in self.records.items():  # cannot happen: workers always send Done
+                        if not rec.done:
+                            rec.error, rec.done = rec.error or "worker ended without a result", True
+                continue
+            last = time.monotonic()
+            self._record(event)
+            yield event
+
+    def run(self) -> dict:
+        """Run to the end without streaming; returns :meth:`result`."""
+        for _ in self.events():
+            pass
+        return self.result()
+
+    # ----- result --------------------------------------------------------------------------
+    def side_result(self, side: str) -> dict:
+        rec = self.records[side]
+        n = len(rec.token_ids)
+        out = {
+            "text": self._detok[side].text(rec.token_ids),
+            "token_ids": list(rec.token_ids),
+            "new_tokens": n,
+            "seconds": round(rec.seconds, 4),
+            "tokens_per_second": round(tokens_per_second(n, rec.seconds), 3),
+            "ttft_seconds": round(rec.ttft, 4) if rec.ttft is not None else None,
+        }
+        if side == "assisted":
+            out["tokens"] = [dict(t) for t in rec.tokens]
+            out["rounds"] = [dict(r) for r in rec.rounds]
+            out["acceptance_rate"] = acceptance_rate(rec.rounds)
+            out["mean_accepted_length"] = mean_accepted_length(rec.rounds)
+        return out
+
+    def result(self) -> dict:
+        """The command-line JSON contract object (DESIGN section 4)."""
+        p = self.setup.preset
+        base, asst = self.side_result("baseline"), self.side_result("assisted")
+        errors = {s: r.error for s, r in self.records.items() if r.error}
+        result = {
+            "preset": p.id,
+            "method": p.method,
+            "target": p.target,
+            "assistant": p.assistant,
+            "mode": "sequential" if self.sequential else "concurrent",
+            "do_sample": p.do_sample,
+            "device": self.setup.device,
+            "baseline": base,
+            "assisted": asst,
+            "speedup": round(speedup(asst["tokens_per_second"], base["tokens_per_second"]), 4),
+            "identical": base["token_ids"] == asst["token_ids"],
+            "first_divergence": first_divergence(base["token_ids"], asst["token_ids"]),
+        }
+        if errors:
+            result["errors"] = errors
+        if any(r.stopped for r in self.records.values()):
+            result["stopped"] = True
+        return result

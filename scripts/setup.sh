@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Sets up .venv with everything the app needs; --dev adds the test tools and Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -r requirements.txt
+.venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
+if [ "${1:-}" = "--dev" ]; then
+  .venv/bin/python -m pip install -q -r requirements-dev.txt
+  if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+      echo "note: install Chromium (Debian package 'chromium') for the browser test" >&2
+    fi
+  fi
+fi

@@ -1,0 +1,140 @@
+"""Every method through the engine on tiny random models: lossless output and traced statuses add up."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from app.engine.loader import ModelCache
+from app.engine.runner import Race
+from app.engine.setup import generate_call, prepare
+from app.engine.trace import ACCEPTED, BONUS, RESAMPLED, TARGET
+
+from conftest import make_preset
+
+PROMPT = "The cat likes the dog and the dog likes"
+
+# (case id, method, target folder, assistant folder, knobs)
+LOSSLESS = [
+    ("drafter", "drafter", "llama_target", "llama_drafter", {"num_assistant_tokens": 4}),
+    ("drafter-heuristic", "drafter", "llama_target", "llama_drafter",
+     {"num_assistant_tokens": 3, "num_assistant_tokens_schedule": "heuristic"}),
+    ("drafter-same", "drafter", "llama_target", "llama_drafter_same", {"num_assistant_tokens": 5}),
+    ("prompt-lookup", "prompt-lookup", "gemma4_target", None, {"prompt_lookup_num_tokens": 3}),
+    ("prompt-lookup-llama", "prompt-lookup", "llama_target", None, {"prompt_lookup_num_tokens": 3}),
+    ("layerskip", "layerskip", "llama_target", None, {"assistant_early_exit": 2, "num_assistant_tokens": 3}),
+    ("glm-mtp", "glm-mtp", "glm_mtp", None, {}),
+    ("gemma-drafter", "gemma-drafter", "gemma4_target", "gemma4_assistant", {}),
+    ("uad", "uad", "llama_target", "llama_other_tokenizer", {"num_assistant_tokens": 3}),
+]
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return ModelCache()
+
+
+def plain_greedy(setup) -> list[int]:
+    """A plain generate() on the cached target, outside any race."""
+    model, kwargs = generate_call(setup, assisted=False)
+    with torch.inference_mode():
+        out = model.generate(**kwargs)
+    return out[0, setup.input_ids.shape[1]:].tolist()
+
+
+def check_trace(assisted: dict) -> None:
+    """The statuses and rounds of an assisted side add up (DESIGN section 3)."""
+    tokens, rounds = assisted["tokens"], assisted["rounds"]
+    assert len(tokens) == assisted["new_tokens"] == len(assisted["token_ids"])
+    assert [t["id"] for t in tokens] == assisted["token_ids"]
+    assert sum(t["status"] == ACCEPTED for t in tokens) == sum(r["accepted"] for r in rounds)
+    pos = 0
+    for r in rounds:
+        chunk = [t["status"] for t in tokens[pos:pos + r["accepted"] + 1]]
+        assert chunk[:-1] == [ACCEPTED] * r["accepted"]
+        if r["drafted"] == 0:
+            assert chunk[-1] == TARGET and r["accepted"] == 0
+        elif r["accepted"] == r["drafted"]:
+            assert chunk[-1] == BONUS and r["rejected_text"] == ""
+        else:
+            assert chunk[-1] == RESAMPLED
+            assert r["accepted"] < r["drafted"]
+        pos += r["accepted"] + 1
+    assert pos == len(tokens)
+
+
+@pytest.mark.parametrize("case,method,target,assistant,knobs", LOSSLESS, ids=[c[0] for c in LOSSLESS])
+@pytest.mark.parametrize("sequential", [False, True], ids=["concurrent", "sequential"])
+def test_greedy_assisted_equals_baseline(tiny, cache, case, method, target, assistant, knobs, sequential):
+    preset = make_preset(method, tiny[target], tiny[assistant] if assistant else None, **knobs)
+    setup = prepare(preset, PROMPT, cache=cache)
+    result = Race(setup, sequential=sequential).run()
+    assert "errors" not in result, result.get("errors")
+    base, asst = result["baseline"], result["assisted"]
+    assert base["new_tokens"] == 24
+    assert asst["token_ids"] == base["token_ids"], f"{case}: assisted output differs from baseline"
+    assert result["identical"] is True and result["first_divergence"] is None
+    # The baseline of a race is exactly a plain greedy run (early exit must not truncate it).
+    assert base["token_ids"] == plain_greedy(setup)
+    check_trace(asst)
+    assert all(t["status"] == TARGET for t in result["baseline"].get("tokens", [])), "baseline has no drafts"
+    assert result["mode"] == ("sequential" if sequential else "concurrent")
+
+
+def test_drafter_same_weights_accepts_everything(tiny, cache):
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter_same"], num_assistant_tokens=5,
+                         assistant_confidence_threshold=0.0)  # 0 disables the early stop of drafting
+    result = Race(prepare(preset, PROMPT, cache=cache)).run()
+    asst = result["assisted"]
+    statuses = {t["status"] for t in asst["tokens"]}
+    assert RESAMPLED not in statuses and BONUS in statuses
+    assert asst["acceptance_rate"] == 1.0
+    assert asst["mean_accepted_length"] > 4
+
+
+def test_real_drafter_has_rejections_with_text(tiny, cache):
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=4)
+    asst = Race(prepare(preset, PROMPT, cache=cache)).run()["assisted"]
+    rejected = [r for r in asst["rounds"] if r["accepted"] < r["drafted"]]
+    assert rejected and all(r["rejected_text"] for r in rejected)
+    assert 0.0 < asst["acceptance_rate"] < 1.0
+
+
+def test_ensemble_runs_and_is_allowed_to_diverge(tiny, cache):
+    preset = make_preset("ensemble", tiny["llama_target"], tiny["llama_drafter"], assistant_ensemble_weight=0.5,
+                         num_assistant_tokens=4)
+    result = Race(prepare(preset, PROMPT, cache=cache), sequential=True).run()
+    assert "errors" not in result
+    check_trace(result["assisted"])
+    assert result["assisted"]["new_tokens"] == 24
+
+
+SAMPLING = [c for c in LOSSLESS if c[0] in ("drafter", "prompt-lookup", "uad", "glm-mtp")]
+
+
+@pytest.mark.parametrize("case,method,target,assistant,knobs", SAMPLING, ids=[c[0] for c in SAMPLING])
+def test_sampling_trace_adds_up(tiny, cache, case, method, target, assistant, knobs):
+    preset = make_preset(method, tiny[target], tiny[assistant] if assistant else None, do_sample=True,
+                         temperature=0.8, top_p=0.95, **knobs)
+    result = Race(prepare(preset, PROMPT, cache=cache), sequential=True, seed=3).run()
+    assert "errors" not in result, result.get("errors")
+    assert result["do_sample"] is True
+    check_trace(result["assisted"])
+
+
+def test_sequential_sampling_is_reproducible_with_seed(tiny, cache):
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], do_sample=True,
+                         num_assistant_tokens=4)
+    setup = prepare(preset, PROMPT, cache=cache)
+    first = Race(setup, sequential=True, seed=11).run()
+    second = Race(setup, sequential=True, seed=11).run()
+    assert first["assisted"]["token_ids"] == second["assisted"]["token_ids"]
+    assert first["baseline"]["token_ids"] == second["baseline"]["token_ids"]
+
+
+def test_models_are_loaded_once(tiny):
+    cache = ModelCache()
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=2)
+    prepare(preset, PROMPT, cache=cache)
+    prepare(preset, "another prompt", cache=cache)
+    assert cache.load_count == 2  # target + drafter, each once
