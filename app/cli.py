@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .engine.errors import ArenaError
-from .engine.presets import KNOBS, Preset, get_preset, load_presets
+from .engine.presets import DTYPES, KNOBS, QUANTIZATIONS, Preset, get_preset, load_presets
 
 ANSI = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": "\033[38;5;141m",
         "target": "\033[0m", "reset": "\033[0m", "dim": "\033[2m", "bold": "\033[1m"}
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=CleanParser)
     race = sub.add_parser("race", help="race baseline and assisted generation of one preset")
     race.add_argument("--preset", required=True)
-    race.add_argument("--prompt")
+    race.add_argument("--prompt", action="append", help="the prompt (give it once: assisted generation is batch size 1)")
     race.add_argument("--prompt-file", type=Path)
     race.add_argument("--max-new-tokens", type=int)
     race.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     race.add_argument("--target")
     race.add_argument("--assistant")
     race.add_argument("--no-chat-template", action="store_true")
+    race.add_argument("--dtype", choices=DTYPES)
+    race.add_argument("--quantization", choices=QUANTIZATIONS)
+    race.add_argument("--verbose", action="store_true", help="log loading progress and library warnings to stderr")
     for knob in KNOBS:
         race.add_argument(f"--{knob.replace('_', '-')}", type=KNOB_TYPES[knob], dest=knob)
     sub.add_parser("presets", help="list presets and where each can run").add_argument("--json", action="store_true")
@@ -58,7 +61,7 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     """The chosen preset with the command line's overrides applied (validated again)."""
     preset = get_preset(args.preset)
     changes: dict[str, Any] = {k: getattr(args, k) for k in KNOBS if getattr(args, k) is not None}
-    for name in ("target", "assistant", "max_new_tokens", "temperature", "top_p"):
+    for name in ("target", "assistant", "max_new_tokens", "temperature", "top_p", "dtype", "quantization"):
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
     if args.sample:
@@ -68,7 +71,8 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     return preset.with_overrides(**changes) if changes else preset
 
 
-def read_prompt(args: argparse.Namespace) -> str:
+def read_prompt(args: argparse.Namespace) -> str | list[str]:
+    """The prompt text; a list when --prompt was given more than once (rejected by the engine)."""
     if args.prompt is not None and args.prompt_file is not None:
         raise ArenaError("Give either --prompt or --prompt-file, not both.")
     if args.prompt_file is not None:
@@ -78,7 +82,7 @@ def read_prompt(args: argparse.Namespace) -> str:
             raise ArenaError(f"Cannot read prompt file {args.prompt_file}: {getattr(exc, 'strerror', None) or exc}") from None
     if args.prompt is None:
         raise ArenaError("Give a prompt with --prompt TEXT or --prompt-file FILE.")
-    return args.prompt
+    return args.prompt[0] if len(args.prompt) == 1 else args.prompt
 
 
 def _stats_line(result: dict) -> str:
@@ -91,7 +95,9 @@ def _stats_line(result: dict) -> str:
             f"mean accepted length {a['mean_accepted_length']:.2f}, rounds {len(a['rounds'])}, {badge}")
 
 
-def print_human(result: dict, out=sys.stdout) -> None:
+def print_human(result: dict, out=None) -> None:
+    """Both texts, the assisted one coloured per status when stdout is a terminal, and a stats line."""
+    out = out or sys.stdout
     colour = out.isatty()
     paint = (lambda s, st: f"{ANSI[st]}{s}{ANSI['reset']}") if colour else (lambda s, st: s)
     out.write(f"{ANSI['bold'] if colour else ''}baseline{ANSI['reset'] if colour else ''}\n{result['baseline']['text']}\n\n")
@@ -131,10 +137,22 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def configure_logging(verbose: bool) -> None:
+    """Quiet by default: our progress and library warnings only with --verbose."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s", force=True)
+    if not verbose:
+        import transformers
+
+        transformers.utils.logging.set_verbosity_error()
+        transformers.utils.logging.disable_progress_bar()
+        logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     try:
         args = build_parser().parse_args(argv)
+        configure_logging(getattr(args, "verbose", False))
         return {"race": cmd_race, "presets": cmd_presets}[args.command](args)
     except ArenaError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import torch
 
 from .errors import ArenaError
-from .sources import Source, converted_folder, resolve
+from .sources import Source, converted_folder, hub_reachable, resolve
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,10 @@ Progress = Callable[[str], None]
 def default_device() -> str:
     """'cuda' when a GPU is visible, else 'cpu'."""
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _hub_kwargs(source: Source) -> dict[str, Any]:
+    return {"local_files_only": True} if source.kind == "hub" and not hub_reachable() else {}
 
 
 def resolve_dtype(name: str, device: str) -> torch.dtype:
@@ -195,7 +199,8 @@ class ModelCache:
             from transformers import AutoTokenizer
 
             try:
-                tok = AutoTokenizer.from_pretrained(local_folder(source, progress), trust_remote_code=trust_remote_code)
+                tok = AutoTokenizer.from_pretrained(local_folder(source, progress), trust_remote_code=trust_remote_code,
+                                                    **_hub_kwargs(source))
             except (OSError, ValueError) as exc:
                 if source.kind == "hub":
                     raise _hub_error(spec, exc) from None
@@ -209,7 +214,8 @@ class ModelCache:
 
         device = default_device()
         dtype = resolve_dtype(options.dtype, device)
-        kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": options.trust_remote_code}
+        kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": options.trust_remote_code,
+                                  **_hub_kwargs(source)}
         quant = _quantization_config(options.quantization, device)
         if quant is not None:
             kwargs["quantization_config"] = quant

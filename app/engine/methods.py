@@ -80,6 +80,10 @@ class Method:
     def check_models(self, preset: Preset, target: Any, assistant: Any, target_tok: Any, assistant_tok: Any) -> None:
         """Checks that need the loaded models (configs and tokenizers)."""
 
+    def explain(self, exc: BaseException) -> str | None:
+        """A clear message for a failure transformers raised during an assisted run, if known."""
+        return None
+
     def plan(self, preset: Preset) -> Plan:
         """The assisted run's extra arguments."""
         knobs = preset.knobs()
@@ -163,6 +167,13 @@ class GlmMtp(Method):
                 f"class {type(target).__name__}): use_mtp needs a checkpoint that ships them, such as "
                 "zai-org/GLM-4.5-Air; for other models use drafter or prompt-lookup."
             )
+
+    def explain(self, exc):
+        text = str(exc)
+        if "MtpModel weights are missing" in text or "non-empty list of Tensors" in text:
+            return ("This checkpoint declares MTP layers but does not ship their weights, so use_mtp cannot draft: "
+                    "use a checkpoint with MTP weights (zai-org/GLM-4.5-Air) or another method.")
+        return None
 
     def plan(self, preset):
         plan = super().plan(preset)

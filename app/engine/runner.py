@@ -30,7 +30,10 @@ SIDES = ("baseline", "assisted")
 WARMUP_TOKENS = 8
 
 
-def _error_message(exc: BaseException) -> str:
+def _error_message(exc: BaseException, setup: RaceSetup | None = None) -> str:
+    known = setup.method.explain(exc) if setup is not None else None
+    if known:
+        return known
     if isinstance(exc, ArenaError):
         return str(exc)
     if isinstance(exc, torch.cuda.OutOfMemoryError):
@@ -92,9 +95,9 @@ class Race:
                 start = streamer.start = time.perf_counter()
                 model.generate(**kwargs)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
-            if not isinstance(exc, ArenaError):
+            if not isinstance(exc, ArenaError) and self.setup.method.explain(exc) is None:
                 log.exception("%s generation failed", side)
-            self.events_queue.put(ErrorEvent(side, _error_message(exc)))
+            self.events_queue.put(ErrorEvent(side, _error_message(exc, self.setup)))
             if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
         finally:
@@ -115,7 +118,7 @@ class Race:
         except BaseException as exc:
             log.exception("warm-up failed")
             for side in SIDES:
-                self.events_queue.put(ErrorEvent(side, _error_message(exc)))
+                self.events_queue.put(ErrorEvent(side, _error_message(exc, self.setup)))
                 self.events_queue.put(DoneEvent(side, 0.0, self.stop_event.is_set()))
             return
         for side in SIDES:

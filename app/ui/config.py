@@ -1,0 +1,102 @@
+"""Launch options of the web app (``python app.py --help``) and the limits they imply.
+
+Nothing here loads a model: parsing arguments and building the page take well under a
+second, and models load on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..engine.setup import Limits
+
+DEFAULT_PRESET = "offline-prompt-lookup"
+
+
+def has_gpu() -> bool:
+    """True when torch sees a CUDA device (cheap: no model is loaded)."""
+    import torch
+
+    return torch.cuda.is_available()
+
+
+@dataclass(frozen=True)
+class UIConfig:
+    """Operator settings for one server process.
+
+    concurrency_limit: generation events that may run at once (None: 1 on CPU, 2 on GPU).
+    max_new_tokens_cap / max_prompt_tokens: per-request ceilings (tokens).
+    """
+
+    host: str = "127.0.0.1"
+    port: int | None = None
+    share: bool = False
+    preset: str = DEFAULT_PRESET
+    allow_local_models: bool = False
+    trust_remote_code: bool = False
+    max_new_tokens_cap: int = 512
+    max_prompt_tokens: int = 4096
+    concurrency_limit: int | None = None
+
+    @property
+    def limits(self) -> Limits:
+        """The engine limits every request of this server runs under."""
+        return Limits(max_prompt_tokens=self.max_prompt_tokens, max_new_tokens=self.max_new_tokens_cap,
+                      allow_local=self.allow_local_models, trust_remote_code=self.trust_remote_code)
+
+    def generation_concurrency(self) -> int:
+        """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
+        if self.concurrency_limit is not None:
+            return self.concurrency_limit
+        return 2 if has_gpu() else 1
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python app.py",
+        description="The assisted-decoding arena: race plain and assisted generate() in the browser.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (0.0.0.0 for the network)")
+    parser.add_argument("--port", type=int, default=None, help="port (default: 7860 or the next free one)")
+    parser.add_argument("--share", action="store_true", help="also open a public gradio.live link (off by default)")
+    parser.add_argument("--preset", default=DEFAULT_PRESET, help=f"preset selected on page load (default {DEFAULT_PRESET})")
+    parser.add_argument("--allow-local-models", action="store_true",
+                        help="accept local folders as target/assistant ids (hub ids only without it)")
+    parser.add_argument("--trust-remote-code", action="store_true",
+                        help="let models run code from their repository (off by default)")
+    parser.add_argument("--max-new-tokens-cap", type=_positive, default=512,
+                        help="the most new tokens one request may ask for (default 512)")
+    parser.add_argument("--max-prompt-tokens", type=_positive, default=4096,
+                        help="the longest prompt accepted, in tokens (default 4096)")
+    parser.add_argument("--concurrency-limit", type=_positive, default=None,
+                        help="races that may run at once (default: 1 on CPU, 2 on GPU)")
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
+    """Parse the command line into a :class:`UIConfig` (exits with a usage line on bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from ..engine.errors import ArenaError
+    from ..engine.presets import get_preset
+
+    try:
+        get_preset(args.preset)
+    except ArenaError as exc:
+        parser.error(str(exc))
+    return UIConfig(host=args.host, port=args.port, share=args.share, preset=args.preset,
+                    allow_local_models=args.allow_local_models, trust_remote_code=args.trust_remote_code,
+                    max_new_tokens_cap=args.max_new_tokens_cap, max_prompt_tokens=args.max_prompt_tokens,
+                    concurrency_limit=args.concurrency_limit)

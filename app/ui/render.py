@@ -1,0 +1,198 @@
+"""Pure HTML for the two race panes and the token legend (no gradio, no models).
+
+Every piece of model or user text goes through :func:`esc` before it reaches the page, so a
+prompt or a generated ``<script>`` shows as text. Token statuses follow DESIGN section 3;
+the CSS classes ``tok-accepted``, ``tok-resampled``, ``tok-bonus`` and ``tok-target`` are
+styled in :mod:`app.ui.theme` with an Okabe-Ito palette plus a distinct underline style
+each, so colour is never the only cue.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+STATUSES = ("accepted", "resampled", "bonus", "target")
+
+#: Legend entries: status -> (label, what it means).
+LEGEND = {
+    "accepted": ("accepted", "drafted by the helper, verified by the target"),
+    "resampled": ("resampled", "the target's own token where a draft was rejected"),
+    "bonus": ("bonus", "the target's extra token after every draft was accepted"),
+    "target": ("target only", "a round with no draft (plain decoding step)"),
+}
+
+_SPECIAL = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")
+
+PHASE_LABELS = {
+    "idle": "ready",
+    "queued": "queued",
+    "loading": "loading",
+    "warmup": "warming up",
+    "waiting": "waiting",
+    "running": "racing",
+    "done": "done",
+    "stopped": "stopped",
+    "error": "error",
+}
+
+
+def esc(text: object) -> str:
+    """HTML-escape any value (quotes too, so it is safe inside attributes)."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def _attr(text: str) -> str:
+    """Escape for an attribute value, keeping line breaks visible in tooltips."""
+    return esc(text).replace("\n", "&#10;")
+
+
+def round_of_tokens(tokens: Sequence[dict]) -> list[int]:
+    """Round index of each assisted token.
+
+    A round keeps its accepted drafts and ends with one token of the target's own
+    (resampled, bonus or target), so a round closes at every non-accepted token.
+    """
+    out, current = [], 0
+    for tok in tokens:
+        out.append(current)
+        if tok.get("status") != "accepted":
+            current += 1
+    return out
+
+
+def _round_note(index: int, rnd: dict | None) -> str:
+    if rnd is None:
+        return f"round {index + 1}"
+    return f"round {index + 1}: drafted {rnd['drafted']}, accepted {rnd['accepted']}"
+
+
+def token_title(tok: dict, round_index: int | None, rnd: dict | None, position: int) -> str:
+    """Tooltip text of one token: status, round, id and (for resampled) the rejected draft."""
+    status = tok.get("status", "target")
+    parts = [f"#{position} {LEGEND.get(status, (status,))[0]}", f"id {tok.get('id')}"]
+    if round_index is not None:
+        parts.append(_round_note(round_index, rnd))
+    if status == "resampled" and rnd is not None and rnd.get("rejected_text"):
+        parts.append(f"rejected draft: \u201c{rnd['rejected_text']}\u201d")
+    return " \u00b7 ".join(parts)
+
+
+def tokens_html(tokens: Sequence[dict], rounds: Sequence[dict] = (), *, show_rejected: bool = False,
+                diverge_at: int | None = None, assisted: bool = True) -> str:
+    """The coloured token spans of one pane.
+
+    tokens: ``{"id", "text", "status"}`` dicts in order. rounds: ``{"drafted", "accepted",
+    "rejected_text"}`` dicts (may lag one round behind while streaming).
+    show_rejected: also show each round's rejected draft inline, struck through, right
+    before the target's resampled token. diverge_at: token index to mark as the first
+    difference from the other pane.
+    """
+    pieces: list[str] = []
+    round_ids = round_of_tokens(tokens) if assisted else [None] * len(tokens)
+    for i, tok in enumerate(tokens):
+        status = tok.get("status", "target") if assisted else "target"
+        if status not in STATUSES:
+            status = "target"
+        r = round_ids[i]
+        rnd = rounds[r] if r is not None and r < len(rounds) else None
+        text = tok.get("text", "")
+        classes = ["tok", f"tok-{status}"]
+        if _SPECIAL.match(text.strip() or "-"):
+            classes.append("tok-special")
+        if diverge_at is not None and i == diverge_at:
+            classes.append("tok-diverge")
+        if show_rejected and status == "resampled" and rnd is not None and rnd.get("rejected_text"):
+            pieces.append(f'<del class="rej" title="{_attr("rejected draft of " + _round_note(r, rnd))}">'
+                          f'{esc(rnd["rejected_text"])}</del>')
+        title = token_title(tok, r, rnd, i) if assisted else f"#{i} id {tok.get('id')}"
+        pieces.append(f'<span class="{" ".join(classes)}" title="{_attr(title)}">{esc(text)}</span>')
+    return "".join(pieces)
+
+
+def legend_html(show_rejected: bool = False) -> str:
+    """The colour/underline key for the assisted pane."""
+    items = []
+    for status in STATUSES:
+        label, meaning = LEGEND[status]
+        items.append(f'<span class="legend-item" title="{esc(meaning)}"><span class="tok tok-{status}">{esc(label)}</span>'
+                     f'<span class="legend-text">{esc(meaning)}</span></span>')
+    items.append('<span class="legend-item" title="what the helper proposed and the target refused">'
+                 '<del class="rej">rejected</del><span class="legend-text">draft the target refused '
+                 f'({"shown inline" if show_rejected else "hover a resampled token"})</span></span>')
+    return f'<div class="legend" role="list" aria-label="token colours">{"".join(items)}</div>'
+
+
+@dataclass
+class PaneView:
+    """Everything one pane shows.
+
+    side: "baseline" or "assisted". phase: a key of PHASE_LABELS. tokens_per_second: live
+    or final rate (None before the first token). seconds / ttft: wall time of generate()
+    and time to first token, in seconds.
+    """
+
+    side: str
+    title: str
+    subtitle: str = ""
+    tokens: list[dict] = field(default_factory=list)
+    rounds: list[dict] = field(default_factory=list)
+    phase: str = "idle"
+    tokens_per_second: float | None = None
+    seconds: float | None = None
+    ttft: float | None = None
+    message: str = ""
+    show_rejected: bool = False
+    diverge_at: int | None = None
+
+
+def _rate(tps: float | None) -> str:
+    return "\u2013" if tps is None else f"{tps:.1f}"
+
+
+def pane_html(view: PaneView) -> str:
+    """One pane: header with the live tokens/s, the token text, and a footer line."""
+    assisted = view.side == "assisted"
+    phase = view.phase if view.phase in PHASE_LABELS else "idle"
+    body = tokens_html(view.tokens, view.rounds, show_rejected=view.show_rejected,
+                       diverge_at=view.diverge_at, assisted=assisted)
+    if not body:
+        hint = view.message or ("Press Race to start." if phase == "idle" else "\u2026")
+        body = f'<span class="pane-placeholder">{esc(hint)}</span>'
+    elif view.message:
+        body += f'<div class="pane-message">{esc(view.message)}</div>'
+    if phase == "running":
+        body += '<span class="cursor" aria-hidden="true"></span>'
+    meta = [f"{len(view.tokens)} tokens"]
+    if view.ttft is not None:
+        meta.append(f"first token {view.ttft:.2f} s")
+    if view.seconds and phase in ("done", "stopped"):
+        meta.append(f"{view.seconds:.2f} s")
+    if assisted and view.rounds:
+        meta.append(f"{len(view.rounds)} rounds")
+    return (
+        f'<div class="pane pane-{esc(view.side)} phase-{phase}" data-side="{esc(view.side)}" data-phase="{phase}">'
+        f'<div class="pane-head"><div class="pane-titles"><span class="pane-title">{esc(view.title)}</span>'
+        f'<span class="pane-subtitle">{esc(view.subtitle)}</span></div>'
+        f'<div class="pane-rate"><span class="rate-value">{_rate(view.tokens_per_second)}</span>'
+        f'<span class="rate-unit">tok/s</span></div></div>'
+        f'<div class="pane-body">{body}</div>'
+        f'<div class="pane-foot"><span class="phase-pill phase-{phase}">{esc(PHASE_LABELS[phase])}</span>'
+        f'<span class="pane-meta">{esc(" · ".join(meta))}</span></div></div>'
+    )
+
+
+def status_html(message: str, kind: str = "info") -> str:
+    """A one-line status or error box under the buttons (kind: info | error | ok)."""
+    if not message:
+        return ""
+    icon = {"error": "\u26a0", "ok": "\u2713"}.get(kind, "\u2139")
+    role = ' role="alert"' if kind == "error" else ""
+    return f'<div class="status status-{esc(kind)}"{role}><span class="status-icon">{icon}</span>{esc(message)}</div>'
+
+
+def join_text(tokens: Iterable[dict]) -> str:
+    """Plain text of token dicts (for tests and logs)."""
+    return "".join(t.get("text", "") for t in tokens)

@@ -1,0 +1,71 @@
+"""Fails loudly if the pinned transformers changes underneath app/engine/hooks.py."""
+
+from __future__ import annotations
+
+import inspect
+
+import torch
+import transformers
+from transformers import AutoModelForCausalLM
+from transformers.generation import candidate_generator as cg
+from transformers.generation.utils import GenerationMixin
+
+from app.engine import hooks
+from app.engine.trace import TraceStreamer
+
+
+def test_pinned_transformers_version():
+    assert transformers.__version__ == hooks.PINNED_TRANSFORMERS, (
+        "transformers changed: re-read generation/utils.py::_assisted_decoding and candidate_generator.py, "
+        "check app/engine/hooks.py, then update PINNED_TRANSFORMERS"
+    )
+
+
+def test_assisted_loop_still_has_the_shape_hooks_rely_on():
+    src = inspect.getsource(GenerationMixin._assisted_decoding)
+    # one get_candidates per round, then the kept tokens streamed once, then the strategy update
+    assert src.count("candidate_generator.get_candidates(") == 2  # with and without model outputs
+    assert src.count("streamer.put(valid_tokens.cpu())") == 1
+    assert "candidate_generator.update_candidate_strategy(input_ids, new_logits, n_matches)" in src
+    assert src.index("get_candidates(") < src.index("streamer.put(valid_tokens") < src.index("update_candidate_strategy")
+    assert "self._get_candidate_generator(" in src
+    # the state leak DESIGN section 6 names, which private views contain
+    assert "generation_config.num_assistant_tokens = (" in src
+
+
+def test_early_exit_still_mutates_the_base_model_config():
+    src = inspect.getsource(cg.EarlyExitCandidateGenerator.get_candidates)
+    assert "base_model.config.num_hidden_layers = self.assistant_early_exit" in src
+
+
+def test_wrapper_is_installed_and_keeps_the_signature():
+    assert GenerationMixin._get_candidate_generator is hooks._traced_get_candidate_generator
+    params = list(inspect.signature(hooks._ORIGINAL).parameters)
+    assert params[:3] == ["self", "generation_config", "input_ids"]
+
+
+def test_drafts_reach_the_bound_tracer_only(tiny):
+    model = AutoModelForCausalLM.from_pretrained(tiny["llama_target"]).eval()
+    ids = torch.tensor([[0, 10, 20, 30, 10, 20]])
+    streamer = TraceStreamer("assisted", assisted=True)
+    with hooks.bind_tracer(streamer), torch.inference_mode():
+        model.generate(ids, max_new_tokens=12, do_sample=False, prompt_lookup_num_tokens=3, streamer=streamer)
+    assert streamer.rounds and len(streamer.token_ids) == 12
+    assert any(r.drafted > 0 for r in streamer.rounds), "prompt lookup drafted nothing: capture broken?"
+    unbound = TraceStreamer("assisted", assisted=True)
+    with torch.inference_mode():
+        model.generate(ids, max_new_tokens=12, do_sample=False, prompt_lookup_num_tokens=3, streamer=unbound)
+    assert all(r.drafted == 0 for r in unbound.rounds)  # no tracer bound: transformers unchanged
+
+
+def test_private_view_shares_weights_and_isolates_state(tiny):
+    model = AutoModelForCausalLM.from_pretrained(tiny["llama_target"]).eval()
+    view = hooks.private_view(model)
+    assert view.model.layers[0] is model.model.layers[0]
+    assert view.lm_head.weight.data_ptr() == model.lm_head.weight.data_ptr()
+    view.generation_config.num_assistant_tokens = 17
+    view.model.config.num_hidden_layers = 1
+    view.model.embed_tokens = torch.nn.Embedding(3, 3)
+    assert model.generation_config.num_assistant_tokens != 17
+    assert model.config.num_hidden_layers == 4 and model.model.config.num_hidden_layers == 4
+    assert model.model.embed_tokens.num_embeddings != 3

