@@ -76,8 +76,8 @@ def test_generation_error_becomes_an_error_event(tiny, cache, monkeypatch):
 
     real = runner.generate_call
 
-    def broken(setup, assisted, max_new_tokens=None):
-        model, kwargs = real(setup, assisted, max_new_tokens)
+    def broken(setup, assisted, *args, **kw):
+        model, kwargs = real(setup, assisted, *args, **kw)
         if assisted:
             kwargs["num_beams"] = "not a number"  # transformers raises inside generate()
         return model, kwargs
@@ -114,3 +114,13 @@ def test_uad_sampling_leaves_the_cached_assistant_intact(tiny, cache):
     embed, head = type(assistant.get_input_embeddings()), type(assistant.lm_head)
     Race(prepare(preset, PROMPT, cache=cache), sequential=True, seed=1).run()
     assert type(assistant.get_input_embeddings()) is embed and type(assistant.lm_head) is head
+
+
+def test_tokenizer_copies_are_made_once_and_reused(tiny, cache):
+    preset = make_preset("uad", tiny["llama_target"], tiny["llama_other_tokenizer"], num_assistant_tokens=2)
+    for _ in range(3):
+        Race(prepare(preset, PROMPT, cache=cache)).run()
+    target_pool = cache.tokenizer_pool(tiny["llama_target"])
+    assistant_pool = cache.tokenizer_pool(tiny["llama_other_tokenizer"])
+    assert target_pool.copies_made <= 3  # prompt encoding, the reader, the UAD generate call
+    assert assistant_pool.copies_made <= 1

@@ -20,6 +20,7 @@ import torch
 
 from .errors import ArenaError
 from .sources import Source, converted_folder, hub_reachable, resolve
+from .tokenizers import TokenizerPool
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ class ModelCache:
         self._lock = threading.Lock()
         self._key_locks: dict[tuple, threading.Lock] = {}
         self._models: OrderedDict[tuple, LoadedModel] = OrderedDict()
-        self._tokenizers: dict[str, Any] = {}
+        self._tokenizers: dict[str, TokenizerPool] = {}
         self.load_count = 0
 
     def _key_lock(self, key: tuple) -> threading.Lock:
@@ -189,7 +190,12 @@ class ModelCache:
 
     def get_tokenizer(self, spec: str, allow_local: bool = True, progress: Progress | None = None,
                       trust_remote_code: bool = False) -> Any:
-        """Return the cached tokenizer for `spec` (callers must not share it across threads)."""
+        """The cached tokenizer for `spec`, for reading attributes only (encode with a pooled copy)."""
+        return self.tokenizer_pool(spec, allow_local, progress, trust_remote_code).original
+
+    def tokenizer_pool(self, spec: str, allow_local: bool = True, progress: Progress | None = None,
+                       trust_remote_code: bool = False) -> TokenizerPool:
+        """The :class:`TokenizerPool` for `spec`, loading the tokenizer once."""
         source = resolve(spec, allow_local=allow_local)
         key = ("tokenizer", source.spec)
         with self._key_lock(key):
@@ -205,9 +211,10 @@ class ModelCache:
                 if source.kind == "hub":
                     raise _hub_error(spec, exc) from None
                 raise ArenaError(f"Could not load a tokenizer from '{spec}': {exc}") from None
+            pool = TokenizerPool(tok)
             with self._lock:
-                self._tokenizers[source.spec] = tok
-            return tok
+                self._tokenizers[source.spec] = pool
+            return pool
 
     def _load_model(self, source: Source, options: LoadOptions, progress: Progress | None) -> LoadedModel:
         from transformers import AutoModelForCausalLM

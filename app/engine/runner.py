@@ -8,11 +8,11 @@ signal ends both runs after their current forward pass through a stopping criter
 
 from __future__ import annotations
 
-import copy
 import logging
 import queue
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -73,27 +73,39 @@ class Race:
         self.threads: list[threading.Thread] = []
         self.streamers: dict[str, TraceStreamer] = {}
         self.records = {side: SideRecord() for side in SIDES}
-        tok = copy.deepcopy(setup.tokenizer)  # fast tokenizers are not thread-safe: one per race
+        tok = setup.tokenizers.acquire()  # fast tokenizers are not thread-safe: one per reader
+        self._reader_tokenizer_released = False
         context = setup.input_ids[0].tolist()
         self._detok = {side: Detokenizer(tok, context) for side in SIDES}
         self._tokenizer = tok
         self.started_at: float | None = None
 
     # ----- workers -------------------------------------------------------------------
+    @contextmanager
+    def _tokenizers_for(self, assisted: bool) -> Iterator[tuple[Any, Any] | None]:
+        """Exclusive tokenizer copies for a UAD generate() call (None for other calls)."""
+        setup = self.setup
+        if not (assisted and setup.plan.uses_tokenizers):
+            yield None
+            return
+        with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
+            yield target_tok, assistant_tok
+
     def _run_side(self, side: str) -> None:
         assisted = side == "assisted"
         streamer = TraceStreamer(side, assisted, self.events_queue.put)
         self.streamers[side] = streamer
         start = time.perf_counter()
         try:
-            model, kwargs = generate_call(self.setup, assisted)
-            kwargs["streamer"] = streamer
-            kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-            if self.seed is not None:
-                torch.manual_seed(self.seed)
-            with bind_tracer(streamer if assisted else None), torch.inference_mode():
-                start = streamer.start = time.perf_counter()
-                model.generate(**kwargs)
+            with self._tokenizers_for(assisted) as toks:
+                model, kwargs = generate_call(self.setup, assisted, tokenizers=toks)
+                kwargs["streamer"] = streamer
+                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
+                if self.seed is not None:
+                    torch.manual_seed(self.seed)
+                with bind_tracer(streamer if assisted else None), torch.inference_mode():
+                    start = streamer.start = time.perf_counter()
+                    model.generate(**kwargs)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
             if not isinstance(exc, ArenaError) and self.setup.method.explain(exc) is None:
                 log.exception("%s generation failed", side)
@@ -107,10 +119,11 @@ class Race:
         for assisted in (False, True):
             if self.stop_event.is_set():
                 return
-            model, kwargs = generate_call(self.setup, assisted, max_new_tokens=WARMUP_TOKENS)
-            kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-            with torch.inference_mode():
-                model.generate(**kwargs)
+            with self._tokenizers_for(assisted) as toks:
+                model, kwargs = generate_call(self.setup, assisted, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
+                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
+                with torch.inference_mode():
+                    model.generate(**kwargs)
 
     def _run_sequential(self) -> None:
         try:
@@ -176,6 +189,18 @@ class Race:
         timeout: give up (stop the race) when no event arrives for this many seconds.
         """
         self.start()
+        try:
+            yield from self._drain(poll, timeout)
+        finally:
+            self._release_reader_tokenizer()
+
+    def _release_reader_tokenizer(self) -> None:
+        """Give the reader's tokenizer back to the pool once nothing will decode any more."""
+        if not self._reader_tokenizer_released and all(r.done for r in self.records.values()):
+            self._reader_tokenizer_released = True
+            self.setup.tokenizers.release(self._tokenizer)
+
+    def _drain(self, poll: float, timeout: float | None) -> Iterator[Event]:
         last = time.monotonic()
         while not all(r.done for r in self.records.values()):
             try:

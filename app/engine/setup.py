@@ -13,6 +13,7 @@ from .hooks import private_view
 from .loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress
 from .methods import Method, Plan, get_method
 from .presets import Preset
+from .tokenizers import TokenizerPool
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,15 @@ class RaceSetup:
     plan: Plan
     target: LoadedModel
     assistant: LoadedModel | None
-    tokenizer: Any
-    assistant_tokenizer: Any | None
+    tokenizers: TokenizerPool
+    assistant_tokenizers: TokenizerPool | None
     input_ids: torch.Tensor
     attention_mask: torch.Tensor
+
+    @property
+    def tokenizer(self) -> Any:
+        """The target tokenizer, for reading attributes; encode/decode with ``tokenizers.borrow()``."""
+        return self.tokenizers.original
 
     @property
     def device(self) -> str:
@@ -77,27 +83,33 @@ def prepare(preset: Preset, prompt: Any, limits: Limits = Limits(), cache: Model
     method.check_preset(preset)
     options = LoadOptions(preset.dtype, preset.quantization, preset.device_map, limits.allow_local, limits.trust_remote_code)
     target = cache.get_model(preset.target, options, progress)
-    tokenizer = cache.get_tokenizer(preset.tokenizer or preset.target, limits.allow_local, progress, limits.trust_remote_code)
-    assistant = assistant_tok = None
+    tokenizers = cache.tokenizer_pool(preset.tokenizer or preset.target, limits.allow_local, progress,
+                                      limits.trust_remote_code)
+    assistant = assistant_tokenizers = None
     if preset.assistant:
         assistant = cache.get_model(preset.assistant, options, progress)
-        assistant_tok = cache.get_tokenizer(preset.assistant_tokenizer or preset.assistant, limits.allow_local, progress,
-                                            limits.trust_remote_code)
-    method.check_models(preset, target.model, assistant.model if assistant else None, tokenizer, assistant_tok)
-    enc = encode_prompt(tokenizer, prompt, preset.chat_template)
+        assistant_tokenizers = cache.tokenizer_pool(preset.assistant_tokenizer or preset.assistant, limits.allow_local,
+                                                    progress, limits.trust_remote_code)
+    method.check_models(preset, target.model, assistant.model if assistant else None, tokenizers.original,
+                        assistant_tokenizers.original if assistant_tokenizers else None)
+    with tokenizers.borrow() as tok:
+        enc = encode_prompt(tok, prompt, preset.chat_template)
     n_prompt = enc["input_ids"].shape[1]
     if n_prompt > limits.max_prompt_tokens:
         raise ArenaError(f"The prompt is {n_prompt} tokens; this server accepts at most {limits.max_prompt_tokens}.")
     device = target.model.device
-    return RaceSetup(preset, method, method.plan(preset), target, assistant, tokenizer, assistant_tok,
+    return RaceSetup(preset, method, method.plan(preset), target, assistant, tokenizers, assistant_tokenizers,
                      enc["input_ids"].to(device), enc["attention_mask"].to(device))
 
 
-def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None = None) -> tuple[Any, dict[str, Any]]:
+def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None = None,
+                  tokenizers: tuple[Any, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The model to call and the generate() kwargs (without streamer/stopping) for one side.
 
     The assisted side runs on private views (hooks.private_view) so that run state transformers
     writes into configs never reaches the cached models or a concurrent baseline.
+    tokenizers: (target, assistant) copies this call may use exclusively (UAD); without them the
+    pools' originals are used, which only a single-threaded caller (a script) may do.
     """
     p = setup.preset
     pad = setup.tokenizer.pad_token_id
@@ -124,6 +136,9 @@ def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None =
     for key, value in plan.assistant_config.items():
         setattr(drafting_model.generation_config, key, value)
     if plan.uses_tokenizers:
-        kwargs["tokenizer"] = copy.deepcopy(setup.tokenizer)
-        kwargs["assistant_tokenizer"] = copy.deepcopy(setup.assistant_tokenizer)
+        target_tok, assistant_tok = tokenizers or (setup.tokenizers.original, setup.assistant_tokenizers.original)
+        # Fresh identities (shallow copies): transformers caches its vocabulary translator per tokenizer
+        # pair and prunes the assistant only when it builds one, so each run's assistant view needs its own.
+        kwargs["tokenizer"] = copy.copy(target_tok)
+        kwargs["assistant_tokenizer"] = copy.copy(assistant_tok)
     return target, kwargs
