@@ -124,3 +124,17 @@ def test_tokenizer_copies_are_made_once_and_reused(tiny, cache):
     assistant_pool = cache.tokenizer_pool(tiny["llama_other_tokenizer"])
     assert target_pool.copies_made <= 3  # prompt encoding, the reader, the UAD generate call
     assert assistant_pool.copies_made <= 1
+
+
+def test_start_stop_cycles_leave_no_threads(tiny, cache):
+    """The short version of benchmarks/soak.py."""
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=1000)
+    setup = prepare(preset, PROMPT, cache=cache)
+    before = threading.active_count()
+    for _ in range(5):
+        race = Race(setup)
+        for event in race.events():
+            if isinstance(event, TokenEvent):
+                race.stop()
+        assert race.join(5)
+    assert threading.active_count() == before

@@ -1,0 +1,74 @@
+"""Soak: start-stop cycles must leave threads and memory where they were.
+
+    python benchmarks/soak.py [--cycles 50] [--preset offline-prompt-lookup] [--tokens-before-stop 3]
+
+Each cycle starts a concurrent race with a long generation, waits for a few tokens, presses stop
+and joins the workers. Prints the thread count and resident memory after a warm-up cycle and after
+the last cycle, the worst stop latency, and the differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.presets import get_preset  # noqa: E402
+from app.engine.runner import Race  # noqa: E402
+from app.engine.setup import prepare  # noqa: E402
+from app.engine.trace import TokenEvent  # noqa: E402
+
+PROMPT = "Write a long story about a lighthouse keeper who finds a message in a bottle."
+
+
+def rss_mib() -> float:
+    """Resident memory of this process in MiB (Linux /proc)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cycle(setup, tokens_before_stop: int) -> float:
+    """One start-stop cycle; returns seconds from stop() to both workers ended."""
+    race = Race(setup)
+    seen = 0
+    stopped_at = None
+    for event in race.events():
+        if isinstance(event, TokenEvent) and stopped_at is None:
+            seen += 1
+            if seen >= tokens_before_stop:
+                stopped_at = time.perf_counter()
+                race.stop()
+    if not race.join(10):
+        raise SystemExit("workers still alive 10 s after stop")
+    return time.perf_counter() - (stopped_at or time.perf_counter())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cycles", type=int, default=50)
+    ap.add_argument("--preset", default="offline-prompt-lookup")
+    ap.add_argument("--tokens-before-stop", type=int, default=3)
+    args = ap.parse_args()
+    setup = prepare(get_preset(args.preset).with_overrides(max_new_tokens=512), PROMPT)
+    cycle(setup, args.tokens_before_stop)  # warm-up: lazy allocations, thread pools
+    gc.collect()
+    threads0, rss0 = threading.active_count(), rss_mib()
+    latencies = [cycle(setup, args.tokens_before_stop) for _ in range(args.cycles)]
+    gc.collect()
+    threads1, rss1 = threading.active_count(), rss_mib()
+    print(f"preset {args.preset}, {args.cycles} start-stop cycles")
+    print(f"threads: {threads0} before, {threads1} after (difference {threads1 - threads0})")
+    print(f"resident memory: {rss0:.1f} MiB before, {rss1:.1f} MiB after (difference {rss1 - rss0:+.1f} MiB)")
+    print(f"stop to both workers ended: median {sorted(latencies)[len(latencies) // 2] * 1000:.0f} ms, "
+          f"worst {max(latencies) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
