@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .engine.errors import ArenaError
+from .plan_cli import add_plan_parser, cmd_plan
 from .engine.presets import DTYPES, KNOBS, QUANTIZATIONS, Preset, get_preset, load_presets
 
 ANSI = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": "\033[38;5;141m",
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     for knob in KNOBS:
         race.add_argument(f"--{knob.replace('_', '-')}", type=KNOB_TYPES[knob], dest=knob)
     sub.add_parser("presets", help="list presets and where each can run").add_argument("--json", action="store_true")
+    add_plan_parser(sub)
     return parser
 
 
@@ -153,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         configure_logging(getattr(args, "verbose", False))
-        return {"race": cmd_race, "presets": cmd_presets}[args.command](args)
+        return {"race": cmd_race, "presets": cmd_presets, "plan": cmd_plan}[args.command](args)
     except ArenaError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

@@ -1,0 +1,67 @@
+"""Run the draft planner on the offline presets and print one summary line each.
+
+    python benchmarks/plan_offline.py [--presets offline-uad,...] [--max-new-tokens N] [--threads 1] [--out DIR]
+
+Per preset: alpha seed-style and observed, c with its spread, the verification slope, best gamma,
+and predicted vs measured speedups of the best constant gamma and of the default setting. The full
+plan of each preset is written to DIR/<preset>.json (default: plans/ under the current folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.planner import PlanOptions, plan_for_preset  # noqa: E402
+from app.engine.presets import get_preset  # noqa: E402
+
+
+def summary(plan: dict) -> str:
+    """One line: the measured numbers of a plan."""
+    m, chk = plan["measurement"], plan["check"] or {}
+    c, obs = m["c"], m.get("alpha_observed") or {}
+    seed = m["alpha_seed"]
+    line = (f"{plan['preset']}: alpha seed {seed['value']:.3f} ({seed['space']}), observed "
+            f"{obs.get('value') or float('nan'):.3f} (accepted/drafted {obs.get('acceptance_rate') or float('nan'):.3f}); "
+            f"c {c['value']:.4f} [{c['low']:.4f}..{c['high']:.4f}] ({c['draft_step_ms']:.1f} / {c['target_step_ms']:.1f} ms); "
+            f"verify slope {plan['hardware_adjusted']['verify_slope']['value']:.3f}; alpha used {plan['alpha']:.3f} -> "
+            f"best gamma {plan['best_gamma']} predicts {plan['predicted_speedup']:.2f}x "
+            f"(hardware-adjusted gamma {plan['hardware_adjusted']['best_gamma']}: "
+            f"{plan['hardware_adjusted']['predicted_speedup']:.2f}x)")
+    for key in ("constant", "default", "adjusted"):
+        run = chk.get(key)
+        if run:
+            pred = "-" if run["predicted_speedup"] is None else f"{run['predicted_speedup']:.2f}x"
+            adj = "-" if run["predicted_adjusted"] is None else f"{run['predicted_adjusted']:.2f}x"
+            line += (f"\n    {run['label']}: measured {run['measured_speedup']:.2f}x, predicted {pred}, adjusted {adj}, "
+                     f"cost model on its rounds {run['modelled_speedup']:.2f}x, identical {run['identical']}")
+    if chk:
+        line += f"\n    {chk['recommendation']}"
+    return line
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--presets", default="offline-prompt-lookup,offline-early-exit,offline-uad")
+    ap.add_argument("--max-new-tokens", type=int)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=Path("plans"))
+    args = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for preset_id in args.presets.split(","):
+        start = time.perf_counter()
+        plan = plan_for_preset(get_preset(preset_id), None, PlanOptions(max_new_tokens=args.max_new_tokens))
+        (args.out / f"{preset_id}.json").write_text(json.dumps(plan, ensure_ascii=False, indent=1), encoding="utf-8")
+        print(summary(plan) + f"\n    ({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

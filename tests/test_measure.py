@@ -1,0 +1,154 @@
+"""Measuring alpha and c: invariants on tiny models, then the real offline models end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from app.engine import measure
+from app.engine.loader import ModelCache
+from app.engine.planner import PlanOptions, plan_for_preset
+from app.engine.presets import get_preset
+from app.engine.setup import prepare
+
+from conftest import make_preset
+
+PROMPT = "The cat likes the dog and the dog likes"
+SUMMARY = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
+           "The park will have a playground, a small lake and a path for bicycles.")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Timing is steadier on one thread when other processes share the CPU; restored afterwards."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def leave_global_cache_as_found():
+    """The real-model tests load through the process-wide cache; empty it again if it was empty before."""
+    from app.engine.loader import MODEL_CACHE
+
+    was_empty = not MODEL_CACHE.loaded()
+    yield
+    if was_empty:
+        MODEL_CACHE.clear()
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return ModelCache()
+
+
+def setup_for(cache, method, target, assistant=None, prompt=PROMPT, **knobs):
+    return prepare(make_preset(method, target, assistant, max_new_tokens=16, **knobs), prompt, cache=cache)
+
+
+def test_observed_alpha_counts_only_tested_tokens():
+    rounds = [{"drafted": 4, "accepted": 4}, {"drafted": 4, "accepted": 1}, {"drafted": 0, "accepted": 0},
+              {"drafted": 3, "accepted": 0}]
+    obs = measure.observed_alpha(rounds)
+    # tested: 4 (all passed, the 5th token is the bonus) + 2 (1 passed, 1 failed) + 1 (failed) = 7
+    assert obs["value"] == pytest.approx(5 / 7) and obs["acceptance_rate"] == pytest.approx(5 / 11)
+    assert (obs["rounds"], obs["drafting_rounds"], obs["mean_drafted"]) == (4, 3, 11 / 3)
+    assert obs["mean_accepted_length"] == pytest.approx((5 + 4) / 4)
+    assert measure.observed_alpha([])["value"] is None
+    assert measure.modelled_speedup([{"drafted": 4, "accepted": 4}], 0.1) == pytest.approx(5 / 1.4)
+
+
+def test_seed_alpha_invariants_on_tiny_models(cache, tiny):
+    same = setup_for(cache, "drafter", tiny["llama_target"], tiny["llama_drafter_same"])
+    ref = measure.reference_tokens(same)
+    assert len(ref) == 16
+    assert measure.seed_alpha([same], [ref])["value"] == 1.0  # a copy of the target agrees everywhere
+    drafter = setup_for(cache, "drafter", tiny["llama_target"], tiny["llama_drafter"])
+    a = measure.seed_alpha([drafter], [ref])
+    assert 0.0 <= a["value"] <= 1.0 and a["space"] == "target tokens" and a["per_prompt"][0]["positions"] == 16
+    early = setup_for(cache, "layerskip", tiny["llama_target"], assistant_early_exit=2)
+    e = measure.seed_alpha([early], [ref])
+    assert 0.0 < e["value"] < 1.0
+    full = measure._teacher_forced(measure.exit_view(early.target.model, 4), early, ref)
+    assert full == (16, 16)  # exiting after every layer is the target itself
+    assert early.target.model.config.num_hidden_layers == 4  # the view left the cached model alone
+
+
+def test_uad_seed_alpha_is_counted_in_drafter_tokens(cache, tiny):
+    uad = setup_for(cache, "uad", tiny["llama_target"], tiny["llama_other_tokenizer"], num_assistant_tokens=3)
+    ref = measure.reference_tokens(uad)
+    a = measure.seed_alpha([uad], [ref])
+    assert a["space"] == "drafter tokens" and 0.0 <= a["value"] <= 1.0 and a["per_prompt"][0]["positions"] > 0
+
+
+def test_lookup_agreement_on_copied_text(cache, tiny):
+    setup = setup_for(cache, "prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=4)
+    copied = setup.input_ids[0].tolist()  # an output that repeats the prompt
+    out = measure.seed_alpha([setup], [copied])
+    assert out["value"] > 0.8 and out["proposal_rate"] >= out["value"]  # repeated words make a few wrong guesses
+    own = measure.lookup_alpha([setup], [measure.reference_tokens(setup)])
+    assert 0.0 <= own["value"] <= own["proposal_rate"] <= 1.0
+
+
+def test_c_and_verify_slope_on_tiny_models(cache, tiny):
+    drafter = setup_for(cache, "drafter", tiny["llama_target"], tiny["llama_drafter"])
+    ref = measure.reference_tokens(drafter)
+    c = measure.measure_c(drafter, ref, repeats=3, steps=4)
+    assert 0 < c["low"] <= c["value"] <= c["high"] < math.inf and len(c["samples"]) == 3
+    assert c["draft_step_ms"] > 0 and c["target_step_ms"] > 0
+    lookup = setup_for(cache, "prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=4)
+    assert 0 < measure.measure_c(lookup, ref, repeats=3, steps=4)["value"] < 1
+    v = measure.verify_slope(drafter, ref, repeats=3)
+    assert v["value"] >= 0 and v["low"] <= v["high"] and v["tokens"] == 9
+
+
+def test_methods_without_a_measurable_drafter_are_refused():
+    with pytest.raises(Exception, match="calculator"):
+        measure.method_kind("glm-mtp")
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return a["low"] <= b["high"] and b["low"] <= a["high"]
+
+
+@pytest.mark.parametrize("preset_id", ["offline-early-exit", "offline-prompt-lookup"])
+def test_real_smollm2_measures_agree_twice(preset_id):
+    """alpha in [0, 1] (deterministic: identical twice), c in (0, inf) with a spread; a second c agrees within it."""
+    preset = get_preset(preset_id).with_overrides(max_new_tokens=16)
+    setup = prepare(preset, SUMMARY)
+    ref = measure.reference_tokens(setup)
+    alphas = [measure.seed_alpha([setup], [ref])["value"] for _ in range(2)]
+    assert 0.0 <= alphas[0] <= 1.0 and alphas[0] == alphas[1]
+    c1, c2 = (measure.measure_c(setup, ref, repeats=5, steps=6) for _ in range(2))
+    for c in (c1, c2):
+        assert 0 < c["low"] <= c["value"] <= c["high"] < math.inf
+    assert _overlap(c1, c2), (c1, c2)
+    if preset_id == "offline-early-exit":
+        assert 0.6 < c1["value"] < 1.3  # 28 of 30 layers: close to a full step
+    else:
+        assert c1["value"] < 0.05  # a lookup is nearly free next to a model step
+
+
+def test_real_uad_plan_end_to_end():
+    """Gemma-3-270M + SmolLM2-135M (different tokenizers): the whole measured plan on one short prompt."""
+    preset = get_preset("offline-uad")
+    plan = plan_for_preset(preset, [preset.example_prompts[0]], PlanOptions(max_new_tokens=12, repeats=3, steps=4))
+    json.dumps(plan)
+    m = plan["measurement"]
+    assert m["alpha_seed"]["space"] == "drafter tokens" and 0 <= m["alpha_seed"]["value"] <= 1
+    assert 0 <= plan["alpha"] <= 1 and plan["alpha_source"].startswith("observed")
+    assert 0 < m["c"]["low"] <= m["c"]["value"] <= m["c"]["high"] and m["c"]["c_retokenize"] >= 0
+    assert 1 <= plan["best_gamma"] <= 20 and len(plan["speedup_by_gamma"]) == 20
+    check = plan["check"]
+    assert check["constant"]["gamma"] == plan["best_gamma"] and check["constant"]["identical"]
+    assert check["default"]["identical"] and check["default"]["measured_speedup"] > 0
+    assert check["recommendation"] and m["alpha_observed"]["drafted"] > 0
+    assert plan["vocabulary"]["identical"] is False
+    assert plan["memory"]["target"]["kv_kib_per_token"] == 18 and plan["memory"]["drafter"]["kv_kib_per_token"] == 22.5
+    assert plan["memory"]["target"]["sliding_layers"] == 15
+    assert any("uad" in line for line in plan["advice"])
+    assert len(plan["measured_points"]) == 2 and plan["hardware_adjusted"]["c_effective"] >= plan["c"]
