@@ -154,6 +154,18 @@ class Race:
         """Ask both sides to end after their current forward pass."""
         self.stop_event.set()
 
+    def elapsed(self, side: str) -> float | None:
+        """Seconds since `side`'s generate() started (its final time once done); None before it starts."""
+        rec = self.records[side]
+        if rec.done:
+            return rec.seconds
+        streamer = self.streamers.get(side)
+        return None if streamer is None else time.perf_counter() - streamer.start
+
+    def side_started(self, side: str) -> bool:
+        """Whether `side`'s worker has begun (its streamer exists)."""
+        return side in self.streamers
+
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the workers; True when all have ended."""
         deadline = None if timeout is None else time.monotonic() + timeout

@@ -1,8 +1,9 @@
 """Event functions of the page: the streaming race, stop, toggles, preset changes.
 
 The streaming generator (:meth:`Handlers.race_stream` / :meth:`Handlers.measure_stream`)
-drives the same engine path as the CLI: ``prepare(...)`` then ``Race(...).events()``; it
-renders the two panes at most every :data:`TICK` seconds while tokens arrive. Its
+drives the same engine path as the CLI: ``prepare(...)`` then ``Race(...).events()`` (read on a
+helper thread, see :func:`_pump`); it renders the two panes every :data:`TICK` seconds, so the
+live tokens/s moves about 6 times a second. Its
 ``finally`` stops the race whenever the generator ends early: gradio closes it when the
 browser tab goes away (the SSE stream disconnects, the queue marks the event dead and calls
 ``close()`` on the iterator), and GeneratorExit lands in that ``finally``.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 import time
 from typing import Any, Iterator
@@ -22,15 +24,14 @@ from ..engine.errors import ArenaError
 from ..engine.methods import get_method
 from ..engine.runner import Race
 from ..engine.setup import RaceSetup, prepare
-from ..engine.trace import DoneEvent, TokenEvent
 from .config import UIConfig
 from .render import PaneView, legend_html, pane_html, status_html
-from .render_stats import hardware_html, rounds_chart_html, short_model_name, stats_html
+from .render_stats import hardware_html, prefix_only, rounds_chart_html, short_model_name, stats_html
 from .session import CONTROL_NAMES, RunRequest, Session, request_from_controls
 
 log = logging.getLogger("app.ui")
 
-#: Seconds between two renders of the panes while tokens stream (>= 5 updates a second).
+#: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
 TICK = 0.15
 #: Outputs of the streaming events, in order (layout.py passes components in this order).
 STREAM_OUTPUTS = ("baseline", "assisted", "stats", "chart", "hardware", "status", "run", "measure", "stop")
@@ -62,47 +63,61 @@ def _subtitles(request: RunRequest) -> tuple[str, str]:
 
 
 class Live:
-    """What the panes show while a race streams: tokens/s from the last token's timestamp."""
+    """What the panes show while a race streams.
+
+    The rate ticks with the clock: tokens so far over the seconds since that side's generate()
+    started (the final figure once it is done), so it moves on every frame, not only on tokens.
+    """
 
     def __init__(self, race: Race, request: RunRequest, show_rejected: bool):
         self.race, self.request = race, request
         self.show_rejected = show_rejected
-        self.last_t = {"baseline": None, "assisted": None}
-        self.warm = not race.sequential
         self.titles = _subtitles(request)
 
-    def observe(self, event: Any) -> None:
-        if isinstance(event, TokenEvent):
-            self.last_t[event.side] = event.t
-            self.warm = True
-
     def _phase(self, side: str) -> str:
-        rec = self.race.records[side]
+        rec, race = self.race.records[side], self.race
         if rec.done:
             return "error" if rec.error else "stopped" if rec.stopped else "done"
-        if not self.warm:
-            return "warmup"
-        if self.race.sequential and side == "assisted" and not self.race.records["baseline"].done:
-            return "waiting"
-        return "running"
+        if race.side_started(side) or not race.sequential:
+            return "running"
+        return "waiting" if race.side_started("baseline") else "warmup"
+
+    def _rate(self, side: str, n: int) -> float | None:
+        elapsed = self.race.elapsed(side)
+        if elapsed is None or n == 0 or elapsed <= 0:
+            return None
+        return n / max(elapsed, 1e-6)
 
     def view(self, side: str, diverge_at: int | None = None) -> PaneView:
         rec = self.race.records[side]
-        n = len(rec.tokens)
-        if rec.done and rec.seconds > 0:
-            tps = n / rec.seconds
-        else:
-            t = self.last_t[side]
-            tps = n / t if t else None
+        tokens, rounds = list(rec.tokens), list(rec.rounds)  # snapshots: the pump thread appends meanwhile
         phase = self._phase(side)
         message = rec.error or {"warmup": "Warming up both runs (not timed)\u2026",
                                 "waiting": "Waits for the baseline: a fair measurement runs one side at a time."
                                 }.get(phase, "")
         return PaneView(side=side, title="Baseline" if side == "baseline" else "Assisted",
-                        subtitle=self.titles[side == "assisted"], tokens=list(rec.tokens),
-                        rounds=list(rec.rounds), phase=phase, tokens_per_second=tps,
-                        seconds=rec.seconds if rec.done else None, ttft=rec.ttft, message=message,
-                        show_rejected=self.show_rejected, diverge_at=diverge_at)
+                        subtitle=self.titles[side == "assisted"], tokens=tokens, rounds=rounds, phase=phase,
+                        tokens_per_second=self._rate(side, len(tokens)), seconds=rec.seconds if rec.done else None,
+                        ttft=rec.ttft, message=message, show_rejected=self.show_rejected, diverge_at=diverge_at,
+                        max_new_tokens=self.request.preset.max_new_tokens)
+
+
+_END = object()
+
+
+def _pump(race: Race, out: "queue.Queue[Any]") -> None:
+    """Drive ``race.events()`` (the engine's reader) on a helper thread, forwarding every event.
+
+    The UI generator then renders on a clock (every TICK) even while no event arrives (prefill,
+    warm-up), and sees a closed tab at once. Always ends with the _END marker.
+    """
+    try:
+        for event in race.events(poll=0.05):
+            out.put(event)
+    except BaseException as exc:  # handed to the UI generator
+        out.put(exc)
+    finally:
+        out.put(_END)
 
 
 def _buttons(running: bool) -> tuple:
@@ -171,6 +186,7 @@ class Handlers:
 
     def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[tuple]:
         session.begin()
+        session.active = True
         session.show_rejected = show_rejected
         mode = "sequential" if sequential else "concurrent"
         race: Race | None = None
@@ -186,20 +202,39 @@ class Handlers:
             setup = yield from self._prepare(session, request, views)
             session.facts = machine_facts(setup)
             if session.cancel.is_set():
-                raise ArenaError("Stopped before the race started.")
+                for v in views:
+                    v.phase, v.message = "stopped", "Stopped before the race started."
+                yield self._frame(session, views, status_html("Stopped before the race started."), full=True,
+                                  buttons=_buttons(False))
+                return
             race = session.race = Race(setup, sequential=sequential, seed=request.seed)
             live = Live(race, request, show_rejected)
             note = ("Measuring fairly: warm-up, then baseline, then assisted." if sequential else
                     "Racing: both runs at once" + (" on shared CPU cores (a show, not a measurement)."
                                                   if not str(setup.device).startswith("cuda") else "."))
             yield self._frame(session, (live.view("baseline"), live.view("assisted")), status_html(note), full=True)
-            last = time.monotonic()
-            for event in race.events(poll=0.05):
-                live.observe(event)
+            events: queue.Queue[Any] = queue.Queue()
+            threading.Thread(target=_pump, args=(race, events), name="race-reader", daemon=True).start()
+            ended, last = False, time.monotonic()
+            while not ended:
+                try:
+                    item = events.get(timeout=max(0.0, TICK - (time.monotonic() - last)))
+                except queue.Empty:
+                    item = None
+                while item is not None:  # drain everything that arrived, then render once
+                    if item is _END:
+                        ended = True
+                    elif isinstance(item, BaseException):
+                        raise item
+                    try:
+                        item = events.get_nowait()
+                    except queue.Empty:
+                        item = None
+                if ended:
+                    break
                 live.show_rejected = session.show_rejected
-                now = time.monotonic()
-                if now - last >= TICK or isinstance(event, DoneEvent):
-                    last = now
+                if time.monotonic() - last >= TICK:
+                    last = time.monotonic()
                     yield self._frame(session, (live.view("baseline"), live.view("assisted")), status_html(note))
             result = race.result()
             yield self._finish(session, request, live, result, mode)
@@ -211,6 +246,7 @@ class Handlers:
             first = (str(exc).strip().splitlines() or [""])[0][:200]
             yield self._failed(session, views, live, f"Unexpected error ({type(exc).__name__}: {first}); see the server log.")
         finally:
+            session.active = False
             session.cancel.set()
             if race is not None and not all(r.done for r in race.records.values()):
                 race.stop()  # the tab went away (GeneratorExit) or the run failed: end both workers
@@ -220,7 +256,7 @@ class Handlers:
         signature = request.signature
         session.results[mode] = (signature, result)
         session.latest, session.latest_signature = result, signature
-        diverge = None if result["identical"] else result["first_divergence"]
+        diverge = None if result["identical"] or prefix_only(result) else result["first_divergence"]
         views = (live.view("baseline", diverge), live.view("assisted", diverge))
         stats = stats_html(result, session.paired("concurrent", signature), session.paired("sequential", signature),
                            session.lossless)
@@ -249,6 +285,8 @@ class Handlers:
         """Stop button: end both runs after their current forward pass and wait for the threads."""
         if not session.running():
             session.cancel.set()
+            if session.active:
+                return status_html("Stopping: the race will not start once the models are ready.")
             return status_html("Nothing is running.")
         ended = session.stop(timeout=15)
         return status_html("Stopped: both runs ended after their current forward pass." if ended

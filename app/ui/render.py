@@ -16,12 +16,12 @@ from typing import Iterable, Sequence
 
 STATUSES = ("accepted", "resampled", "bonus", "target")
 
-#: Legend entries: status -> (label, what it means).
+#: Legend entries: status -> (label, short meaning, full meaning for the tooltip).
 LEGEND = {
-    "accepted": ("accepted", "drafted by the helper, verified by the target"),
-    "resampled": ("resampled", "the target's own token where a draft was rejected"),
-    "bonus": ("bonus", "the target's extra token after every draft was accepted"),
-    "target": ("target only", "a round with no draft (plain decoding step)"),
+    "accepted": ("accepted", "draft kept", "drafted by the helper and verified by the target"),
+    "resampled": ("resampled", "target's fix", "the target's own token where a draft token was rejected"),
+    "bonus": ("bonus", "extra token", "the target's extra token after every draft token was accepted"),
+    "target": ("target only", "no draft", "a round with no draft at all (a plain decoding step)"),
 }
 
 _SPECIAL = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")
@@ -116,13 +116,13 @@ def legend_html(show_rejected: bool = False) -> str:
     """The colour/underline key for the assisted pane."""
     items = []
     for status in STATUSES:
-        label, meaning = LEGEND[status]
+        label, short, meaning = LEGEND[status]
         items.append(f'<span class="legend-item" title="{esc(meaning)}"><span class="tok tok-{status}">{esc(label)}</span>'
-                     f'<span class="legend-text">{esc(meaning)}</span></span>')
+                     f'<span class="legend-text">{esc(short)}</span></span>')
+    how = "shown inline, struck through" if show_rejected else "hover a resampled token"
     items.append('<span class="legend-item" title="what the helper proposed and the target refused">'
-                 '<del class="rej">rejected</del><span class="legend-text">draft the target refused '
-                 f'({"shown inline" if show_rejected else "hover a resampled token"})</span></span>')
-    return f'<div class="legend" role="list" aria-label="token colours">{"".join(items)}</div>'
+                 f'<del class="rej">rejected</del><span class="legend-text">draft refused ({how})</span></span>')
+    return f'<div class="tok-legend" role="list" aria-label="token colours">{"".join(items)}</div>'
 
 
 @dataclass
@@ -146,6 +146,7 @@ class PaneView:
     message: str = ""
     show_rejected: bool = False
     diverge_at: int | None = None
+    max_new_tokens: int | None = None
 
 
 def _rate(tps: float | None) -> str:
@@ -172,12 +173,16 @@ def pane_html(view: PaneView) -> str:
         meta.append(f"{view.seconds:.2f} s")
     if assisted and view.rounds:
         meta.append(f"{len(view.rounds)} rounds")
+    share = 0.0
+    if view.max_new_tokens:
+        share = 100.0 if phase == "done" else min(100.0, 100.0 * len(view.tokens) / view.max_new_tokens)
     return (
         f'<div class="pane pane-{esc(view.side)} phase-{phase}" data-side="{esc(view.side)}" data-phase="{phase}">'
         f'<div class="pane-head"><div class="pane-titles"><span class="pane-title">{esc(view.title)}</span>'
         f'<span class="pane-subtitle">{esc(view.subtitle)}</span></div>'
         f'<div class="pane-rate"><span class="rate-value">{_rate(view.tokens_per_second)}</span>'
         f'<span class="rate-unit">tok/s</span></div></div>'
+        f'<div class="pane-progress" title="share of max new tokens"><span style="width:{share:.1f}%"></span></div>'
         f'<div class="pane-body">{body}</div>'
         f'<div class="pane-foot"><span class="phase-pill phase-{phase}">{esc(PHASE_LABELS[phase])}</span>'
         f'<span class="pane-meta">{esc(" · ".join(meta))}</span></div></div>'

@@ -47,10 +47,20 @@ def _card(value: str, label: str, note: str = "", cls: str = "") -> str:
             f'<div class="stat-label">{esc(label)}</div>{note_html}</div>')
 
 
+def prefix_only(result: dict) -> bool:
+    """True when the outputs differ only in length (one is a prefix of the other), e.g. after Stop."""
+    at = result.get("first_divergence")
+    return at is not None and at == min(result["baseline"]["new_tokens"], result["assisted"]["new_tokens"])
+
+
 def badge_html(result: dict | None, lossless: bool = True) -> str:
     """Identical / diverged badge with the first divergent token and whether that is expected."""
     if not result:
         return '<span class="badge badge-none">output check after the run</span>'
+    if result.get("stopped") and prefix_only(result):
+        n = result["first_divergence"]
+        return (f'<span class="badge badge-identical badge-partial">\u2713 identical so far</span>'
+                f'<span class="badge-why">stopped early: the first {n} tokens of both runs match</span>')
     if result.get("identical"):
         return ('<span class="badge badge-identical" title="assisted token ids equal the baseline\'s">'
                 '\u2713 identical output</span>')
@@ -123,9 +133,10 @@ def rounds_chart_html(rounds: Sequence[dict], height: int = 150) -> str:
         return '<div class="chart chart-empty">The per-round chart of drafted vs accepted tokens appears after a race.</div>'
     n = len(rounds)
     top = max(max(r["drafted"] for r in rounds), max(r["accepted"] for r in rounds), 1)
-    left, bottom, plot_h, slot = 28, 18, height - 30, 12
-    width = left + n * slot + 8
-    bar = max(3, int(slot * 0.72))
+    left, plot_h = 28, height - 30
+    slot = max(8.0, min(64.0, 760 / n))
+    width = int(left + n * slot + 8)
+    bar = min(30, max(3, int(slot * 0.72)))
     y = lambda v: 6 + plot_h - plot_h * v / top  # noqa: E731
     parts = [
         '<defs><pattern id="hatch" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
@@ -177,11 +188,12 @@ def hardware_html(facts: dict) -> str:
                                      f"{facts.get('torch_threads', '?')} torch threads")
     rows = []
     for m in facts.get("models", []):
-        rows.append(f'<tr><td>{esc(m["role"])}</td><td class="mono" title="{esc(m["spec"])}">{esc(short_model_name(m["spec"]))}</td>'
-                    f'<td>{fmt_params(m.get("n_params"))}</td><td>{fmt_bytes(m.get("weight_bytes"))}</td>'
-                    f'<td>{esc(m.get("dtype", ""))}</td><td>{esc(m.get("device", ""))}</td></tr>')
-    table = ('<table class="hw-table"><thead><tr><th>model</th><th>id</th><th>params</th><th>weights</th>'
-             f'<th>dtype</th><th>device</th></tr></thead><tbody>{"".join(rows)}</tbody></table>' if rows
+        cells = (esc(m["role"]), f'<span class="mono" title="{esc(m["spec"])}">{esc(short_model_name(m["spec"]))}</span>',
+                 fmt_params(m.get("n_params")), fmt_bytes(m.get("weight_bytes")), esc(m.get("dtype", "")),
+                 esc(m.get("device", "")))
+        rows.append("".join(f"<span>{c}</span>" for c in cells))
+    head = "".join(f'<span class="hw-th">{h}</span>' for h in ("model", "id", "params", "weights", "dtype", "device"))
+    table = (f'<div class="hw-grid" role="table">{head}{"".join(rows)}</div>' if rows
              else '<div class="hw-pending">Models load on the first race (the first load of a packaged GGUF converts it once, about 15-40 s).</div>')
     note = ""
     if not str(device).startswith("cuda"):

@@ -30,6 +30,7 @@ class Session:
 
     def __init__(self) -> None:
         self.race = None
+        self.active = False  # a race/measure event of this session is in progress (loading or running)
         self.cancel = threading.Event()
         self.show_rejected = False
         self.results: dict[str, tuple[Any, dict]] = {}

@@ -61,6 +61,9 @@ CSS = """
 .rate-unit { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .pane-body { flex: 1 1 auto; padding: 12px 16px; font-size: 1.02rem; line-height: 1.85;
   white-space: pre-wrap; word-break: break-word; max-height: 420px; overflow-y: auto; }
+.pane-progress { height: 3px; background: var(--border-color-primary); }
+.pane-progress > span { display: block; height: 100%; background: #8a94a6; transition: width .15s linear; }
+.pane-assisted .pane-progress > span { background: #0072B2; }
 .pane-placeholder { color: var(--body-text-color-subdued); font-style: italic; }
 .pane-message { margin-top: 8px; color: #D55E00; font-size: 0.9rem; white-space: normal; }
 .pane-foot { display: flex; align-items: center; gap: 10px; padding: 8px 16px;
@@ -88,8 +91,11 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .pane .tok[title] { cursor: help; }
 
 /* ---- legend ---- */
-#legend-row { align-items: center; gap: 10px; }
-.legend { display: flex; flex-wrap: wrap; gap: 6px 18px; align-items: center; font-size: 0.86rem; padding: 4px 2px; }
+#legend-row { align-items: center; gap: 10px; flex-wrap: nowrap; }
+#legend-row > #legend { flex: 1 1 auto !important; min-width: 0 !important; }
+#legend-row > #show-rejected { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important;
+  padding: 4px 10px; border-radius: 999px; border: 1px solid var(--border-color-primary); }
+.tok-legend { display: flex; flex-wrap: wrap; gap: 6px 22px; align-items: center; font-size: 0.88rem; padding: 6px 2px; }
 .legend-item { display: inline-flex; align-items: center; gap: 6px; }
 .legend-item .tok { padding: 0 6px; font-weight: 600; }
 .legend-text { color: var(--body-text-color-subdued); }
@@ -113,7 +119,8 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .badge-unexpected { background: rgba(213,94,0,.14); color: #a34700; border: 1px solid #D55E00; }
 .badge-none { color: var(--body-text-color-subdued); border: 1px dashed var(--border-color-primary); }
 .badge-why { color: var(--body-text-color-subdued); font-size: 0.86rem; }
-.stats-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; }
+.stats-grid { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 10px; }
+@media (max-width: 700px) { .stats-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
 .stat { padding: 10px 12px; border-radius: 10px; background: var(--background-fill-secondary);
   border: 1px solid var(--border-color-primary); }
 .stat-value { font-size: 1.45rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
@@ -160,11 +167,24 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .pill-lossy { background: rgba(213,94,0,.12); color: #a34700; }
 .hw { font-size: 0.85rem; }
 .hw-device { margin-bottom: 6px; }
-.hw-table { width: 100%; border-collapse: collapse; font-size: 0.82rem; }
-.hw-table th, .hw-table td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--border-color-primary); }
-.hw-table .mono { font-family: var(--font-mono); font-size: 0.78rem; }
+.hw-grid { display: grid; grid-template-columns: auto minmax(0, 1fr) auto auto auto auto; font-size: 0.82rem; }
+.hw-grid > span { padding: 4px 6px; border-bottom: 1px solid var(--border-color-primary); white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; }
+.hw-grid .hw-th { font-weight: 600; color: var(--body-text-color-subdued); font-size: 0.74rem; text-transform: uppercase; }
+.hw-grid .mono { font-family: var(--font-mono); font-size: 0.78rem; }
 .hw-pending { color: var(--body-text-color-subdued); }
 .hw-note { margin-top: 8px; padding: 8px 10px; border-radius: 8px; background: rgba(230,159,0,.12);
   border-left: 4px solid #E69F00; }
 #run-btn, #measure-btn, #stop-btn { min-height: 44px; font-weight: 700; }
+
+/* ---- dark mode: same hues, lighter text tones for contrast ---- */
+.dark .pane-assisted .rate-value, .dark .stat-speedup .stat-value, .dark .pill-lossless { color: #56B4E9; }
+.dark .badge-identical, .dark .where-offline, .dark .phase-pill.phase-done { color: #5fd3a9; }
+.dark .badge-diverged { color: #f0c05a; }
+.dark .badge-unexpected, .dark .pill-lossy, .dark .status-error { color: #ff9a57; }
+.dark .where-hub { color: #8fd0f5; }
+.dark .phase-pill.phase-running { color: #56B4E9; }
+.dark .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
+.dark .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
+.dark .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
 """

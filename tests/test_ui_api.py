@@ -1,0 +1,71 @@
+"""gradio_client against the named endpoints of the real app, launched in-process on a free port.
+
+Runs the offline default preset (SmolLM2 135M packaged on PyPI; the first load on a fresh
+machine converts the GGUF once, about 15 s) with 16 new tokens.
+"""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+gradio_client = pytest.importorskip("gradio_client")
+
+from app.ui.config import UIConfig  # noqa: E402
+from app.ui.layout import build_demo, launch_kwargs  # noqa: E402
+
+PROMPT = "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig."
+CONTRACT = {"preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
+            "speedup", "identical", "first_divergence"}
+SIDE_KEYS = {"text", "token_ids", "new_tokens", "seconds", "tokens_per_second", "ttft_seconds"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def client():
+    config = UIConfig(port=free_port(), max_new_tokens_cap=64)
+    demo = build_demo(config)
+    demo.queue(default_concurrency_limit=config.generation_concurrency())
+    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=config.port, prevent_thread_lock=True, quiet=True,
+                            **launch_kwargs())
+    try:
+        yield gradio_client.Client(url, verbose=False)
+    finally:
+        demo.close()
+
+
+def test_race_endpoint_returns_the_cli_contract(client):
+    result = client.predict(preset="offline-prompt-lookup", prompt=PROMPT, max_new_tokens=16, api_name="/race")
+    assert isinstance(result, dict)
+    assert CONTRACT <= set(result), CONTRACT - set(result)
+    assert SIDE_KEYS <= set(result["baseline"])
+    assert SIDE_KEYS | {"tokens", "rounds", "acceptance_rate", "mean_accepted_length"} <= set(result["assisted"])
+    assert result["mode"] == "concurrent" and result["preset"] == "offline-prompt-lookup"
+    assert result["identical"] is True and result["first_divergence"] is None  # greedy prompt lookup is lossless
+    assert 0 < result["assisted"]["new_tokens"] <= 16
+    statuses = {t["status"] for t in result["assisted"]["tokens"]}
+    assert statuses <= {"accepted", "resampled", "bonus", "target"} and result["assisted"]["rounds"]
+
+
+def test_measure_endpoint_runs_sequentially(client):
+    result = client.predict(preset="offline-prompt-lookup", prompt=PROMPT, max_new_tokens=12,
+                            prompt_lookup_num_tokens=4, api_name="/measure")
+    assert result["mode"] == "sequential" and result["identical"] is True
+    assert result["speedup"] > 0
+
+
+def test_bad_input_is_a_clear_error_and_the_server_keeps_serving(client):
+    with pytest.raises(Exception) as info:
+        client.predict(preset="offline-prompt-lookup", prompt=PROMPT, max_new_tokens=16, assistant_early_exit=3,
+                       api_name="/race")
+    assert "does not apply" in str(info.value)
+    with pytest.raises(Exception, match="above this server's cap"):
+        client.predict(preset="offline-prompt-lookup", prompt=PROMPT, max_new_tokens=65, api_name="/race")
+    again = client.predict(preset="offline-prompt-lookup", prompt="Say hi.", max_new_tokens=4, api_name="/race")
+    assert again["assisted"]["new_tokens"] <= 4

@@ -1,0 +1,156 @@
+"""End to end in headless Chromium against ``python app.py`` on a free localhost port.
+
+Needs Debian's chromium (/usr/bin/chromium) and the Python ``playwright`` package (no browser
+download). Without them the tests skip, unless the CI environment variable is set, where a
+missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PRESET = "offline-prompt-lookup"
+
+
+def _missing() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return f"no chromium at {CHROMIUM} (apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install playwright==1.65.2)"
+    return None
+
+
+if (why := _missing()) is not None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser test cannot run in CI: {why}", pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``python app.py --port N`` as a subprocess; yields (url, log path)."""
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("app") / "server.log"
+    env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, f"app.py did not start:\n{log_path.read_text()}"
+            time.sleep(0.3)
+        yield url, log_path
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url: str) -> Page:
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page.goto(url)
+    page.wait_for_selector("#run-btn", timeout=60_000)
+    expect(page.locator("#status")).to_contain_text("Ready", timeout=30_000)  # the load event has set the controls
+    return page
+
+
+def choose_preset(page: Page, preset_id: str) -> None:
+    page.click("#preset input")
+    page.locator(f'li[role="option"][aria-label*="\u00b7 {preset_id} \u2014"]').click()
+    expect(page.locator("#method-card")).to_contain_text("Prompt lookup")
+
+
+def set_max_new_tokens(page: Page, n: int) -> None:
+    box = page.locator("#max-new-tokens input[type=number]")
+    box.fill(str(n))
+    box.press("Enter")
+    expect(box).to_have_value(str(n))
+
+
+def test_race_in_the_browser(server, browser, tmp_path):
+    url, _ = server
+    page = open_page(browser, url)
+    choose_preset(page, PRESET)
+    page.locator("#examples .gallery-item").first.click()
+    from app.engine.presets import get_preset
+
+    expect(page.locator("#prompt textarea")).to_have_value(get_preset(PRESET).example_prompts[0])
+    set_max_new_tokens(page, 32)
+    page.click("#run-btn")
+    expect(page.locator("#stop-btn")).to_be_enabled(timeout=10_000)
+    # first use may convert the packaged GGUF (about 15 s); the race itself takes a few seconds
+    page.wait_for_selector("#stats .badge-identical, #stats .badge-diverged", timeout=180_000)
+    assert page.locator("#stats .badge-identical").count() == 1, page.locator("#stats").inner_text()
+    assert page.locator("#pane-assisted .tok-accepted").count() > 0
+    for status in ("accepted", "resampled", "bonus", "target"):
+        assert page.locator(f"#legend .tok-{status}").count() == 1
+    stats = page.locator("#stats").inner_text()
+    assert re.search(r"\d+\.\d\d\u00d7", stats) and "concurrent race" in stats
+    assert page.locator("#pane-baseline [data-phase=done]").count() == 1
+    assert page.locator("#pane-assisted .tok-resampled[title*='rejected draft']").count() >= 0  # tooltips render
+    expect(page.locator("#run-btn")).to_be_enabled()
+    page.wait_for_timeout(300)
+    assets = ROOT / "assets"
+    assets.mkdir(exist_ok=True)
+    page.screenshot(path=str(assets / "screenshot-race.png"), full_page=True)
+    shutil.copy(assets / "screenshot-race.png", tmp_path / "screenshot-race.png")
+    page.close()
+
+
+def test_closing_the_tab_stops_the_race(server, browser):
+    url, log_path = server
+    page = open_page(browser, url)
+    page.locator("#prompt textarea").fill("Write a long story about a lighthouse keeper and her cat.")
+    set_max_new_tokens(page, 400)
+    page.click("#run-btn")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#pane-baseline .tok').length >= 3", timeout=180_000)
+    page.close()
+    deadline = time.monotonic() + 30
+    while "race stopped (client left" not in log_path.read_text():
+        assert time.monotonic() < deadline, "closing the tab did not stop the race:\n" + log_path.read_text()[-3000:]
+        time.sleep(0.3)
+    assert "workers ended" in log_path.read_text().split("race stopped (client left")[-1]

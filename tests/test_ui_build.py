@@ -1,0 +1,284 @@
+"""The page builds without loading a model, every control is wired, and the render functions are safe.
+
+No model is loaded in this file (the model cache must stay empty), so it runs in seconds.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gradio as gr
+import pytest
+
+from app.engine.errors import ArenaError
+from app.engine.loader import MODEL_CACHE
+from app.engine.methods import METHODS
+from app.engine.presets import KNOBS, load_presets
+from app.ui.config import UIConfig, parse_args
+from app.ui.controls import preset_choices, preset_state
+from app.ui.handlers import Handlers, STREAM_OUTPUTS
+from app.ui.layout import build_demo, launch_kwargs
+from app.ui.render import PaneView, legend_html, pane_html, round_of_tokens, status_html, tokens_html
+from app.ui.render_stats import badge_html, hardware_html, rounds_chart_html, stats_html
+from app.ui.session import CONTROL_NAMES, SAMPLING, Session, request_from_api, request_from_controls
+
+
+@pytest.fixture(scope="module")
+def built():
+    loads_before = MODEL_CACHE.load_count
+    demo = build_demo(UIConfig())
+    assert MODEL_CACHE.load_count == loads_before, "building the page loaded a model"
+    return demo
+
+
+def _by_elem_id(demo: gr.Blocks, elem_id: str):
+    hits = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id]
+    assert len(hits) == 1, f"expected one block with elem_id {elem_id!r}, found {len(hits)}"
+    return hits[0]
+
+
+def _deps(demo: gr.Blocks, block, event: str) -> list:
+    return [fn for fn in demo.fns.values() if (block._id, event) in fn.targets]
+
+
+# ----- construction and wiring -----------------------------------------------------------------
+def test_build_loads_no_model(built):
+    assert isinstance(built, gr.Blocks)
+    loads_before = MODEL_CACHE.load_count
+    build_demo(UIConfig())
+    assert MODEL_CACHE.load_count == loads_before
+    kwargs = launch_kwargs()
+    assert "css" in kwargs and ".tok-accepted" in kwargs["css"]
+
+
+@pytest.mark.parametrize("elem_id,event,fn_name", [
+    ("run-btn", "click", "race_stream"),
+    ("measure-btn", "click", "measure_stream"),
+    ("stop-btn", "click", "stop"),
+    ("show-rejected", "change", "toggle_rejected"),
+    ("preset", "change", None),
+    ("decoding", "change", None),
+    ("examples", "click", "example_prompt"),
+])
+def test_every_control_has_its_handler(built, elem_id, event, fn_name):
+    deps = _deps(built, _by_elem_id(built, elem_id), event)
+    assert deps, f"#{elem_id} has no {event} handler"
+    if fn_name:
+        assert any(getattr(d.fn, "__name__", "") == fn_name for d in deps), [d.fn for d in deps]
+
+
+def test_page_load_applies_the_preset(built):
+    """gr.Number cannot start empty; the load event empties unset knobs and the seed (None = default/random)."""
+    loads = [fn for fn in built.fns.values() if any(event == "load" for _, event in fn.targets)]
+    outputs = {c._id for fn in loads for c in fn.outputs}
+    for elem_id in ("seed", "status", "knob-assistant_confidence_threshold", "max-new-tokens"):
+        assert _by_elem_id(built, elem_id)._id in outputs, elem_id
+
+
+def test_race_events_take_every_control_and_share_one_queue_group(built):
+    handlers: Handlers = built.arena_handlers
+    for elem_id, fn in (("run-btn", handlers.race_stream), ("measure-btn", handlers.measure_stream)):
+        (dep,) = _deps(built, _by_elem_id(built, elem_id), "click")
+        assert dep.fn == fn
+        assert len(dep.inputs) == 2 + len(CONTROL_NAMES)  # session, toggle, controls
+        assert len(dep.outputs) == len(STREAM_OUTPUTS)
+        assert dep.concurrency_id == "generation" and dep.concurrency_limit == 1  # CPU default
+        assert dep.types_generator, "the race must stream"
+    (stop,) = _deps(built, _by_elem_id(built, "stop-btn"), "click")
+    assert stop.concurrency_limit is None and stop.concurrency_id != "generation", "Stop must not wait behind a race"
+
+
+def test_every_input_control_feeds_an_event(built):
+    """A control nobody reads is a wiring bug: every interactive input must be some event's input."""
+    used = {c._id for fn in built.fns.values() for c in fn.inputs}
+    kinds = (gr.Textbox, gr.Slider, gr.Number, gr.Dropdown, gr.Radio, gr.Checkbox, gr.Dataset)
+    controls = [b for b in built.blocks.values() if isinstance(b, kinds)]
+    assert len(controls) >= len(CONTROL_NAMES) + 2
+    dangling = [getattr(b, "elem_id", None) or getattr(b, "label", None) for b in controls if b._id not in used]
+    assert not dangling, f"controls without an event: {dangling}"
+    for name in KNOBS:
+        assert _by_elem_id(built, f"knob-{name}")._id in used
+
+
+def test_named_api_endpoints_exist(built):
+    names = {fn.api_name: fn for fn in built.fns.values() if fn.api_visibility == "public"}
+    assert {"race", "measure"} <= set(names), sorted(names)
+    assert names["race"].concurrency_id == "generation" == names["measure"].concurrency_id
+    info = built.get_api_info()
+    params = [p["parameter_name"] for p in info["named_endpoints"]["/race"]["parameters"]]
+    assert params[:3] == ["preset", "prompt", "max_new_tokens"] and set(KNOBS) <= set(params)
+    ui_only = ("Session", "race_stream", "measure_stream", "stop", "toggle_rejected", "example_prompt")
+    assert not any(f"/{name}" in info["named_endpoints"] for name in ui_only), sorted(info["named_endpoints"])
+
+
+def test_concurrency_flag_and_cli_parse():
+    cfg = parse_args(["--port", "7999", "--concurrency-limit", "3", "--allow-local-models", "--max-new-tokens-cap", "64"])
+    assert (cfg.port, cfg.generation_concurrency(), cfg.allow_local_models, cfg.share) == (7999, 3, True, False)
+    assert cfg.limits.max_new_tokens == 64 and cfg.limits.allow_local and not cfg.limits.trust_remote_code
+    assert parse_args([]).preset == "offline-prompt-lookup"
+    with pytest.raises(SystemExit):
+        parse_args(["--preset", "no-such-preset"])
+
+
+# ----- controls -------------------------------------------------------------------------------
+def test_preset_choices_grouped_offline_first():
+    choices = preset_choices()
+    wheres = [load_presets()[pid].where for _, pid in choices]
+    order = ["offline", "needs hub", "needs hub + GPU"]
+    assert wheres == sorted(wheres, key=order.index)
+    assert wheres[0] == "offline" and all(label.strip() for label, _ in choices)
+
+
+@pytest.mark.parametrize("preset_id", sorted(load_presets()))
+def test_only_the_active_methods_knobs_are_shown(preset_id):
+    preset = load_presets()[preset_id]
+    state = preset_state(preset_id, None, cap=512)
+    visible = {k for k, v in state["knobs"].items() if v["visible"]}
+    assert visible == set(METHODS[preset.method].knobs)
+    assert state["assistant_visible"] == METHODS[preset.method].needs_assistant
+    assert state["prompt"] == preset.example_prompts[0]
+
+
+def test_a_users_own_prompt_survives_a_preset_change():
+    assert preset_state("offline-uad", "my own prompt", 512)["prompt"] == "my own prompt"
+
+
+def _controls(**changes):
+    state = preset_state("offline-prompt-lookup", None, 512)
+    values = {"preset": "offline-prompt-lookup", "prompt": "hello", "target": state["target"], "assistant": "",
+              "chat_template": True, "max_new_tokens": 16, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0,
+              "seed": None}
+    values.update({k: 3 for k in KNOBS})  # hidden knobs hold stale values: they must be ignored
+    values.update(prompt_lookup_num_tokens=4, max_matching_ngram_size=2)
+    values.update(changes)
+    return values
+
+
+def test_request_uses_only_the_active_knobs():
+    req = request_from_controls(_controls())
+    assert req.preset.prompt_lookup_num_tokens == 4 and req.preset.num_assistant_tokens is None
+    assert req.preset.assistant_early_exit is None and req.preset.max_new_tokens == 16
+    sampled = request_from_controls(_controls(decoding=SAMPLING, temperature=0.7, seed=5))
+    assert sampled.preset.do_sample and sampled.preset.temperature == 0.7 and sampled.seed == 5
+    with pytest.raises(ArenaError):
+        request_from_controls(_controls(prompt_lookup_num_tokens=999))
+    api = request_from_api("offline-prompt-lookup", "x", {"max_new_tokens": 8, "assistant_early_exit": 3}, None)
+    assert api.preset.max_new_tokens == 8 and api.preset.prompt_lookup_num_tokens == 10  # None keeps the preset's
+    with pytest.raises(ArenaError, match="does not apply"):
+        METHODS["prompt-lookup"].check_preset(api.preset)  # like the CLI: a foreign knob is an error
+
+
+def test_session_is_per_user():
+    s = Session()
+    s.latest = {"x": 1}
+    fresh = copy.deepcopy(s)  # what gr.State does for every new session
+    assert fresh is not s and fresh.latest is None and fresh.race is None
+    state = gr.State(s)
+    assert isinstance(state.value, Session) and state.value is not s
+
+
+def test_errors_become_a_message_not_a_traceback():
+    """A local folder on a server without --allow-local-models: clear message, app keeps going, no model loaded."""
+    handlers = Handlers(UIConfig())
+    loads_before = MODEL_CACHE.load_count
+    values = _controls(target="/tmp/some-local-model")
+    frames = list(handlers.race_stream(Session(), False, *[values[n] for n in CONTROL_NAMES]))
+    last = dict(zip(STREAM_OUTPUTS, frames[-1]))
+    assert "status-error" in last["status"] and "--allow-local-models" in last["status"]
+    assert "Traceback" not in "".join(str(v) for v in frames[-1])
+    assert MODEL_CACHE.load_count == loads_before
+
+
+# ----- render functions ---------------------------------------------------------------------------
+TOKENS = [
+    {"id": 1, "text": "The", "status": "resampled"},
+    {"id": 2, "text": " cat", "status": "accepted"},
+    {"id": 3, "text": " sat", "status": "accepted"},
+    {"id": 4, "text": " on", "status": "bonus"},
+    {"id": 5, "text": " <script>alert(1)</script>", "status": "target"},
+]
+ROUNDS = [{"drafted": 3, "accepted": 0, "rejected_text": 'A "dog" <b>'},
+          {"drafted": 2, "accepted": 2, "rejected_text": ""},
+          {"drafted": 0, "accepted": 0, "rejected_text": ""}]
+
+
+def test_legend_lists_every_status():
+    html = legend_html()
+    for status in ("accepted", "resampled", "bonus", "target"):
+        assert f"tok-{status}" in html
+    assert 'class="rej"' in html
+
+
+def test_tokens_carry_status_classes_and_escape_text():
+    html = tokens_html(TOKENS, ROUNDS)
+    for status in ("accepted", "resampled", "bonus", "target"):
+        assert f'class="tok tok-{status}' in html
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert round_of_tokens(TOKENS) == [0, 1, 1, 1, 2]
+
+
+def test_rejected_draft_is_in_the_title_and_inline_on_demand():
+    html = tokens_html(TOKENS, ROUNDS)
+    assert "rejected draft: \u201cA &quot;dog&quot; &lt;b&gt;\u201d" in html  # escaped inside the attribute
+    assert "<del" not in html
+    inline = tokens_html(TOKENS, ROUNDS, show_rejected=True)
+    assert inline.index('<del class="rej"') < inline.index("tok-resampled")
+    assert "A &quot;dog&quot; &lt;b&gt;</del>" in inline
+
+
+def test_prompt_injection_in_every_text_field_is_escaped():
+    evil = '<img src=x onerror="alert(1)">'
+    view = PaneView("assisted", evil, evil, tokens=[{"id": 1, "text": evil, "status": "accepted"}],
+                    rounds=[{"drafted": 1, "accepted": 1, "rejected_text": evil}], phase="running", message=evil)
+    for html in (pane_html(view), status_html(evil, "error"), rounds_chart_html(view.rounds)):
+        assert "<img" not in html
+
+
+def test_pane_shows_rate_phase_and_divergence():
+    html = pane_html(PaneView("baseline", "Baseline", tokens=TOKENS, phase="done", tokens_per_second=12.345,
+                              seconds=1.5, ttft=0.2, diverge_at=2))
+    assert "12.3" in html and "phase-done" in html and "tok-diverge" in html and "5 tokens" in html
+    assert "tok-accepted" not in html  # the baseline pane is plain target text
+
+
+def _result(**changes):
+    base = {"text": "a", "token_ids": [1, 2], "new_tokens": 2, "seconds": 1.0, "tokens_per_second": 2.0,
+            "ttft_seconds": 0.1}
+    result = {"preset": "p", "method": "prompt-lookup", "mode": "concurrent", "do_sample": False, "device": "cpu",
+              "baseline": base, "assisted": dict(base, tokens=TOKENS, rounds=ROUNDS, acceptance_rate=0.4,
+                                                 mean_accepted_length=1.67, tokens_per_second=3.0),
+              "speedup": 1.5, "identical": True, "first_divergence": None}
+    result.update(changes)
+    return result
+
+
+def test_stats_show_speedup_label_and_badges():
+    html = stats_html(_result(), race=_result(), measured=None)
+    assert "1.50\u00d7" in html and "concurrent race" in html and "badge-identical" in html
+    assert "40%" in html and "1.67" in html and "Measure fairly" in html
+    both = stats_html(_result(mode="sequential"), race=_result(), measured=_result(speedup=1.2, mode="sequential"))
+    assert "1.20\u00d7" in both and "1.50\u00d7" in both
+    sampled = badge_html(_result(identical=False, first_divergence=3, do_sample=True))
+    assert "diverged" in sampled and "at token 3" in sampled and "expected with sampling" in sampled
+    lossy = badge_html(_result(identical=False, first_divergence=0, method="ensemble"), lossless=False)
+    assert "lossy by design" in lossy and "badge-expected" in lossy
+    assert "badge-unexpected" in badge_html(_result(identical=False, first_divergence=1))
+    stopped = _result(identical=False, first_divergence=1, stopped=True)
+    stopped["assisted"] = dict(stopped["assisted"], new_tokens=1)
+    assert "identical so far" in badge_html(stopped)  # a Stop cuts the runs at different lengths
+
+
+def test_chart_has_one_bar_group_per_round():
+    html = rounds_chart_html(ROUNDS)
+    assert html.count('<g class="round">') == 3 and "bar-accepted" in html and "bar-rejected" in html
+    assert "bar-none" in html and "chart-empty" in rounds_chart_html([])
+
+
+def test_hardware_facts_and_cpu_note():
+    facts = {"device": "cpu", "cpu_cores": 2, "torch_threads": 2, "gpu": None,
+             "models": [{"role": "target", "spec": "pypi:x/Model-135M.gguf", "n_params": 134_515_008,
+                         "weight_bytes": 538_060_032, "dtype": "float32", "device": "cpu"}]}
+    html = hardware_html(facts)
+    assert "134.5 M" in html and "513 MB" in html and "float32" in html and "Model-135M" in html
+    assert "shares" in html or "share the same" in html
+    assert "hw-note" not in hardware_html(dict(facts, device="cuda:0", gpu="NVIDIA H200"))

@@ -1,0 +1,100 @@
+"""The streaming handlers on the real offline model, without a browser.
+
+Checks that closing the generator (what gradio does when the tab goes away) and the Stop
+button really end both worker threads, and that a finished race and a fair measurement
+render their figures side by side.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from app.engine.presets import KNOBS
+from app.ui.config import UIConfig
+from app.ui.controls import preset_state
+from app.ui.handlers import STREAM_OUTPUTS, Handlers
+from app.ui.session import CONTROL_NAMES, Session
+
+PRESET = "offline-prompt-lookup"
+LIST_PROMPT = "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig."
+LONG_PROMPT = "Write a long story about a lighthouse keeper and her cat, with many details."
+
+
+def controls(prompt: str, max_new_tokens: int) -> list:
+    state = preset_state(PRESET, None, 512)
+    values = {"preset": PRESET, "prompt": prompt, "target": state["target"], "assistant": "", "chat_template": True,
+              "max_new_tokens": max_new_tokens, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0, "seed": None}
+    values.update({k: state["knobs"][k]["value"] for k in KNOBS})
+    return [values[n] for n in CONTROL_NAMES]
+
+
+def frame(values: tuple) -> dict:
+    return dict(zip(STREAM_OUTPUTS, values))
+
+
+@pytest.fixture(scope="module")
+def handlers():
+    return Handlers(UIConfig())
+
+
+def _until_tokens(gen, session: Session, timeout: float = 120.0) -> dict:
+    """Advance the stream until both panes show tokens; return that frame."""
+    deadline = time.monotonic() + timeout
+    for values in gen:
+        f = frame(values)
+        race = session.race
+        if race is not None and all(len(r.tokens) >= 2 for r in race.records.values()):
+            return f
+        assert time.monotonic() < deadline, "no tokens in time"
+    raise AssertionError("the stream ended before tokens arrived")
+
+
+def test_closing_the_stream_stops_the_race(handlers):
+    """gradio closes the generator when the browser tab goes away: GeneratorExit must stop both workers."""
+    session = Session()
+    gen = handlers.race_stream(session, False, *controls(LONG_PROMPT, 256))
+    f = _until_tokens(gen, session)
+    assert "phase-running" in f["baseline"] and "tok/s" in f["assisted"]
+    race = session.race
+    gen.close()
+    assert race.stop_event.is_set()
+    assert race.join(15), "worker threads still running after the stream was closed"
+    assert len(race.records["baseline"].token_ids) < 256
+
+
+def test_stop_button_ends_both_runs(handlers):
+    session = Session()
+    gen = handlers.race_stream(session, False, *controls(LONG_PROMPT, 256))
+    _until_tokens(gen, session)
+    assert "Stopped" in handlers.stop(session)
+    assert not session.running()
+    rest = [frame(v) for v in gen]  # the stream then ends by itself with a final frame
+    assert rest and "phase-stopped" in rest[-1]["assisted"] and session.latest.get("stopped") is True
+    assert "Nothing is running" in handlers.stop(session)
+
+
+def test_race_then_measure_fill_in_both_speedups(handlers):
+    session = Session()
+    frames, stamps = [], []
+    for values in handlers.race_stream(session, False, *controls(LIST_PROMPT, 24)):
+        frames.append(frame(values))
+        if "phase-running" in frames[-1]["baseline"] or "phase-running" in frames[-1]["assisted"]:
+            stamps.append(time.monotonic())
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+    assert gaps and gaps[len(gaps) // 2] < 0.25, f"live panes update less than 4x a second: {gaps}"
+    last = frames[-1]
+    assert "badge-identical" in last["stats"] and "concurrent race" in last["stats"]
+    assert "tok-accepted" in last["assisted"] and "phase-done" in last["baseline"]
+    assert "<svg" in last["chart"] and "params" in last["hardware"]
+    running = [f for f in frames if "phase-running" in f["assisted"]]
+    assert running, "no live frame while tokens streamed"
+    race_speedup = session.latest["speedup"]
+    frames = [frame(v) for v in handlers.measure_stream(session, True, *controls(LIST_PROMPT, 24))]
+    last = frames[-1]
+    assert session.latest["mode"] == "sequential" and session.latest["identical"]
+    assert f"{race_speedup:.2f}\u00d7" in last["stats"] and f"{session.latest['speedup']:.2f}\u00d7" in last["stats"]
+    assert "measured fairly" in last["stats"] and '<del class="rej"' in last["assisted"]  # toggle was on
+    pane, legend = handlers.toggle_rejected(session, False)
+    assert '<del class="rej"' not in pane and "hover" in legend
