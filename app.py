@@ -14,6 +14,7 @@ def main(argv: list[str] | None = None) -> None:
     from app.ui.config import parse_args
 
     config = parse_args(argv)
+    config.apply_memory_budget()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     from app.ui.layout import build_demo, launch_kwargs
 

@@ -39,6 +39,13 @@ class UIConfig:
     max_new_tokens_cap: int = 512
     max_prompt_tokens: int = 4096
     concurrency_limit: int | None = None
+    memory_budget_gb: float | None = None
+
+    def apply_memory_budget(self) -> None:
+        """Set the process-wide model cache's budget (bytes of weights per device)."""
+        from ..engine.loader import MODEL_CACHE
+
+        MODEL_CACHE.budget_bytes = None if self.memory_budget_gb is None else int(self.memory_budget_gb * 1e9)
 
     @property
     def limits(self) -> Limits:
@@ -82,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the longest prompt accepted, in tokens (default 4096)")
     parser.add_argument("--concurrency-limit", type=_positive, default=None,
                         help="races that may run at once (default: 1 on CPU, 2 on GPU)")
+    parser.add_argument("--memory-budget-gb", type=float, default=None,
+                        help="keep at most this many GB of model weights per device; least recently used models "
+                             "are dropped (default: no limit)")
     return parser
 
 
@@ -96,7 +106,9 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
         get_preset(args.preset)
     except ArenaError as exc:
         parser.error(str(exc))
+    if args.memory_budget_gb is not None and args.memory_budget_gb <= 0:
+        parser.error("--memory-budget-gb must be above 0")
     return UIConfig(host=args.host, port=args.port, share=args.share, preset=args.preset,
                     allow_local_models=args.allow_local_models, trust_remote_code=args.trust_remote_code,
                     max_new_tokens_cap=args.max_new_tokens_cap, max_prompt_tokens=args.max_prompt_tokens,
-                    concurrency_limit=args.concurrency_limit)
+                    concurrency_limit=args.concurrency_limit, memory_budget_gb=args.memory_budget_gb)
