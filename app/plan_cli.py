@@ -17,11 +17,13 @@ import logging
 import math
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .engine.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
 from .engine.errors import ArenaError
 from .engine.memory import DTYPE_BYTES
+from .engine.plan_report import (alpha_value_text, c_spread_text, calculator_plan, check_runs, memory_text,
+                                 predicted_text, saving_text)
 from .engine.presets import METHOD_IDS, Preset, get_preset
 
 PROMPT_SEPARATOR = "---"
@@ -141,23 +143,8 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
 
 def _calculator(args: argparse.Namespace, options: Any) -> dict:
     """--alpha/--c: the seed's calculator, plus memory from configs when models are named (nothing loaded)."""
-    from .engine.memory import memory_for_specs
-    from .engine.planner import advice, plan_from_numbers
-
-    plan = plan_from_numbers(args.alpha, args.c, options, args.speedup)
-    target, assistant = args.target, args.assistant
-    if args.preset:
-        preset = get_preset(args.preset)
-        target, assistant = target or preset.target, assistant or preset.assistant
-        plan.update(preset=preset.id, method=args.method or preset.method)
-    if target:
-        plan.update(target=target, assistant=assistant)
-        try:
-            plan["memory"] = memory_for_specs(target, assistant, args.dtype, args.context, args.gpu_memory)
-        except ArenaError as exc:
-            plan["memory"] = {"error": str(exc)}
-        plan["advice"] = advice({**plan, "memory": None if "error" in plan["memory"] else plan["memory"]})
-    return plan
+    return calculator_plan(args.alpha, args.c, options, args.speedup, args.preset, args.target, args.assistant,
+                           args.method)
 
 
 def build_plan(args: argparse.Namespace) -> dict:
@@ -186,14 +173,12 @@ def _human(plan: dict, out: Any = None) -> None:
     if m:
         a, c = m["alpha_seed"], m["c"]
         w(f"{plan['method']} on {plan['device']}: {plan['target']}" + (f" + {plan['assistant']}" if plan.get("assistant") else "") + "\n")
-        seed = "n/a" if a["value"] is None else f"{a['value']:.3f}"
-        w(f"alpha seed-style {seed} ({a['space']}; {a['how']})\n")
+        w(f"alpha seed-style {alpha_value_text(a['value'])} ({a['space']}; {a['how']})\n")
         obs = m.get("alpha_observed")
         if obs:
             w(f"alpha observed   {obs['value']:.3f} per token, accepted/drafted {obs['acceptance_rate']:.3f} "
               f"over {obs['drafting_rounds']} drafting rounds\n")
-        w(f"c {c['value']:.4f} (spread {c['low']:.4f}..{c['high']:.4f} over {c['repeats']} x {c['steps']} steps; "
-          f"{c['what']}; {c['draft_step_ms']:.2f} ms vs {c['target_step_ms']:.2f} ms)\n")
+        w(f"c {c_spread_text(c)}\n")
     w(f"using alpha {plan['alpha']:.3f}, c {plan['c']:.4f}: best gamma {plan['best_gamma']} -> "
       f"{plan['predicted_speedup']:.2f}x predicted (Theorem 3.8)\n{plan['verdict']['text']}\n")
     hw = plan.get("hardware_adjusted")
@@ -209,27 +194,16 @@ def _human(plan: dict, out: Any = None) -> None:
     w("\nalpha \\ c " + "".join(f"{c:>14g}" for c in t["cs"]) + "\n")
     for a, row in zip(t["alphas"], t["cells"]):
         w(f"{a:<10g}" + "".join(f"{('*' if x['measured'] else '') + 'g' + str(x['best_gamma']) + ' ' + format(x['speedup'], '.2f') + 'x':>14}" for x in row) + "\n")
-    for run in filter(None, [(plan.get("check") or {}).get(k) for k in ("constant", "default", "adjusted")]):
-        pred = "n/a (no fixed gamma)" if run["predicted_speedup"] is None else (
-            f"{run['predicted_speedup']:.2f}x (adjusted {run['predicted_adjusted']:.2f}x)")
-        w(f"\n{run['label']}: measured {run['measured_speedup']:.2f}x, predicted {pred}, cost model on its rounds "
-          f"{run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
+    for run in check_runs(plan):
+        w(f"\n{run['label']}: measured {run['measured_speedup']:.2f}x, predicted {predicted_text(run)}, cost model on "
+          f"its rounds {run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
     if plan.get("check"):
         w(f"\n{plan['check']['recommendation']}\n")
     mem = plan.get("memory") or {}
-    if "target" in mem:
-        d = mem["drafter"]
-        w(f"\nmemory at {mem['dtype']}: target {mem['target']['weight_gb']:.3f} GB + {mem['target']['kv_kib_per_token']:g} KiB/token"
-          + (f"; drafter {d['weight_gb']:.3f} GB + {d['kv_kib_per_token']:g} KiB/token "
-             f"(shares {mem['drafter_weight_share']:.0%} weights, {mem['drafter_kv_share']:.0%} KV)" if d else "; no drafter model")
-          + f"; {mem['context_tokens']} tokens: {mem['total_gb']:.2f} GB, "
-          f"{'fits' if mem['fits'] else 'does NOT fit'} {mem['gpu_memory_gb']:g} GB\n")
-    elif mem:
-        w(f"\nmemory: {mem['error']}\n")
+    if mem:
+        w(f"\n{memory_text(mem)}\n")
     for row in plan["cost"]["rows"]:
-        saved = row["gpu_time_saved"]
-        verb = f"saves {saved:.1%} GPU time" if saved >= 0 else f"COSTS {-saved:.1%} more GPU time"
-        w(f"{row['label']} {row['speedup']:.2f}x {verb}: "
+        w(f"{row['label']} {row['speedup']:.2f}x {saving_text(row['gpu_time_saved'])}: "
           + ", ".join(f"{g['gpu']} ${abs(g['monthly_savings']):,.2f}/month" for g in row["per_gpu"]) + "\n")
     for line in plan.get("advice", []):
         w(f"- {line}\n")
@@ -250,30 +224,3 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         _human(plan)
     return 0
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise ArenaError(f"{self.prog}: {message}")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry point (same behaviour as the wired `python -m app plan`)."""
-    from .cli import configure_logging
-
-    parser = _Parser(prog="python -m app plan", description="Plan a drafter and gamma (seed 004).")
-    _add_arguments(parser)
-    try:
-        args = parser.parse_args(argv)
-        configure_logging(args.verbose)
-        return cmd_plan(args)
-    except ArenaError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import xml.etree.ElementTree as ET
 
 import pytest

@@ -1,6 +1,6 @@
 """`plan` on the command line: the calculator, JSON/CSV export, measured runs on tiny models, clean errors.
 
-Runs through app.plan_cli.main (standalone) and, once app/cli.py wires `plan` in, through app.cli.main too.
+Runs through app.cli.main, as `python -m app plan` does.
 """
 
 from __future__ import annotations
@@ -14,26 +14,12 @@ import sys
 
 import pytest
 
-from app import plan_cli
+from app.cli import main as app_main
 
 from conftest import ROOT
 
 
-def _wired() -> bool:
-    from app.cli import build_parser
-
-    try:
-        build_parser().parse_args(["plan", "--alpha", "0.5", "--c", "0.1"])
-        return True
-    except Exception:
-        return False
-
-
-ENTRY_POINTS = [pytest.param(plan_cli.main, id="plan_cli")]
-if _wired():
-    from app.cli import main as app_main
-
-    ENTRY_POINTS.append(pytest.param(lambda argv: app_main(["plan", *argv]), id="app_cli"))
+ENTRY_POINTS = [pytest.param(lambda argv: app_main(["plan", *argv]), id="app_cli")]
 
 
 @pytest.fixture(params=ENTRY_POINTS)
@@ -109,7 +95,7 @@ def test_bad_inputs_give_one_clean_line(run, argv, needle):
 
 def test_standalone_module_has_no_traceback():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "app.plan_cli", "--alpha", "2", "--c", "0.1"], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "app", "plan", "--alpha", "2", "--c", "0.1"], capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().startswith("error: --alpha must be between 0 and 1") and "Traceback" not in proc.stderr
