@@ -1,8 +1,9 @@
 """``build_demo(config) -> gr.Blocks``: the page, built and wired; no model is loaded here.
 
-Layout: header; the two race panes side by side; legend and the rejected-drafts toggle;
-then prompt, buttons, status, stats, the per-round chart and the hardware facts on the left
-and the settings (preset, models, decoding, method knobs) on the right.
+Layout: header, then two tabs. Race: the two race panes side by side; legend and the
+rejected-drafts toggle; then prompt, buttons, status, stats, the per-round chart and the
+hardware facts on the left and the settings (preset, models, decoding, method knobs) on the
+right. Planner: see planner_tab.py (seed 004: alpha, c, best gamma, memory, cost).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .config import UIConfig
 from .controls import (KNOB_SPECS, PRESET_OUTPUTS, SCHEDULE_CHOICES, example_prompt, methods_overview,
                        preset_choices, preset_state, preset_updates)
 from .handlers import STREAM_OUTPUTS, Handlers, machine_facts
+from .planner_tab import build_planner_tab
 from .render import PaneView, legend_html, pane_html, status_html
 from .render_stats import hardware_html, rounds_chart_html, stats_html
 from .session import CONTROL_NAMES, GREEDY, SAMPLING, Session
@@ -60,57 +62,62 @@ def build_demo(config: UIConfig) -> gr.Blocks:
     with gr.Blocks(title=TITLE, fill_width=True, analytics_enabled=False) as demo:
         session = gr.State(Session())  # deep-copied per browser session (a fresh Session)
         gr.HTML(header_html(facts["device"]), elem_id="arena-header")
-        with gr.Row(elem_id="race-row", equal_height=True):
-            baseline = gr.HTML(pane_html(PaneView("baseline", "Baseline", "plain generate()")),
-                               elem_id="pane-baseline", js_on_load=FOLLOW_JS)
-            assisted = gr.HTML(pane_html(PaneView("assisted", "Assisted", "assisted generate()")),
-                               elem_id="pane-assisted", js_on_load=FOLLOW_JS)
-        with gr.Row(elem_id="legend-row"):
-            legend = gr.HTML(legend_html(False), elem_id="legend", js_on_load=None, scale=4)
-            show_rejected = gr.Checkbox(False, label="Show rejected drafts inline", elem_id="show-rejected",
-                                        scale=1, min_width=230, container=False)
-        with gr.Row(elem_id="main-row"):
-            with gr.Column(scale=3, min_width=420):
-                prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label="Prompt", elem_id="prompt",
-                                    placeholder="Type text to continue or a question to answer")
-                examples = gr.Dataset(components=["textbox"], samples=initial["examples"], type="index",
-                                      label="Example prompts for this preset", elem_id="examples", samples_per_page=6)
-                with gr.Row():
-                    run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2)
-                    measure = gr.Button("Measure fairly", variant="secondary", elem_id="measure-btn", scale=2)
-                    stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1)
-                status = gr.HTML(status_html("Connecting\u2026"), elem_id="status", js_on_load=None, min_height=40)
-                stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
-                chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
-                with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
-                    hardware = gr.HTML(hardware_html(facts), elem_id="hardware", js_on_load=None)
-            with gr.Column(scale=2, min_width=340, elem_id="settings"):
-                preset = gr.Dropdown(choices=preset_choices(presets), value=config.preset, label="Preset",
-                                     elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
-                card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
-                with gr.Accordion("Models", open=False, elem_id="models-box"):
-                    target = gr.Textbox(value=initial["target"], label="Target model", elem_id="target",
-                                        info="hub id" + (" or local folder" if config.allow_local_models else
-                                                         " (local folders need --allow-local-models)"))
-                    assistant = gr.Textbox(value=initial["assistant"], label="Assistant (drafter) model",
-                                           elem_id="assistant", visible=initial["assistant_visible"])
-                    chat_template = gr.Checkbox(initial["chat_template"], label="Use the chat template (instruct models)",
-                                                elem_id="chat-template")
-                with gr.Accordion("Decoding", open=True, elem_id="decoding-box"):
-                    max_new_tokens = gr.Slider(1, config.max_new_tokens_cap, value=initial["max_new_tokens"], step=1,
-                                               label="Max new tokens", elem_id="max-new-tokens")
-                    decoding = gr.Radio([GREEDY, SAMPLING], value=initial["decoding"], label="Decoding",
-                                        elem_id="decoding", info="sampling diverges from the baseline by design")
-                    with gr.Row(visible=initial["sampling_visible"], elem_id="sampling-row") as sampling_row:
-                        temperature = gr.Slider(0.05, 2.0, value=initial["temperature"], step=0.05, label="Temperature",
-                                                elem_id="temperature")
-                        top_p = gr.Slider(0.05, 1.0, value=initial["top_p"], step=0.05, label="Top-p", elem_id="top-p")
-                        seed = gr.Number(value=None, precision=0, label="Seed", elem_id="seed", info="empty: random")
-                with gr.Accordion(initial["knobs_label"], open=True, elem_id="knobs-box") as knobs_box:
-                    knobs = {k: _knob_component(k, initial["knobs"][k]["value"], initial["knobs"][k]["visible"])
-                             for k in KNOBS}
-                with gr.Accordion("The seven methods", open=False, elem_id="methods-box"):
-                    gr.Markdown(methods_overview())
+        with gr.Tabs(elem_id="tabs", selected="race"):
+            with gr.Tab("Race", id="race", elem_id="tab-race"):
+                with gr.Row(elem_id="race-row", equal_height=True):
+                    baseline = gr.HTML(pane_html(PaneView("baseline", "Baseline", "plain generate()")),
+                                       elem_id="pane-baseline", js_on_load=FOLLOW_JS)
+                    assisted = gr.HTML(pane_html(PaneView("assisted", "Assisted", "assisted generate()")),
+                                       elem_id="pane-assisted", js_on_load=FOLLOW_JS)
+                with gr.Row(elem_id="legend-row"):
+                    legend = gr.HTML(legend_html(False), elem_id="legend", js_on_load=None, scale=4)
+                    show_rejected = gr.Checkbox(False, label="Show rejected drafts inline", elem_id="show-rejected",
+                                                scale=1, min_width=230, container=False)
+                with gr.Row(elem_id="main-row"):
+                    with gr.Column(scale=3, min_width=420):
+                        prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label="Prompt", elem_id="prompt",
+                                            placeholder="Type text to continue or a question to answer")
+                        examples = gr.Dataset(components=["textbox"], samples=initial["examples"], type="index",
+                                              label="Example prompts for this preset", elem_id="examples", samples_per_page=6)
+                        with gr.Row():
+                            run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2)
+                            measure = gr.Button("Measure fairly", variant="secondary", elem_id="measure-btn", scale=2)
+                            stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1)
+                        status = gr.HTML(status_html("Connecting\u2026"), elem_id="status", js_on_load=None, min_height=40)
+                        stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
+                        chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
+                        with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
+                            hardware = gr.HTML(hardware_html(facts), elem_id="hardware", js_on_load=None)
+                    with gr.Column(scale=2, min_width=340, elem_id="settings"):
+                        preset = gr.Dropdown(choices=preset_choices(presets), value=config.preset, label="Preset",
+                                             elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
+                        card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
+                        with gr.Accordion("Models", open=False, elem_id="models-box"):
+                            target = gr.Textbox(value=initial["target"], label="Target model", elem_id="target",
+                                                info="hub id" + (" or local folder" if config.allow_local_models else
+                                                                 " (local folders need --allow-local-models)"))
+                            assistant = gr.Textbox(value=initial["assistant"], label="Assistant (drafter) model",
+                                                   elem_id="assistant", visible=initial["assistant_visible"])
+                            chat_template = gr.Checkbox(initial["chat_template"], label="Use the chat template (instruct models)",
+                                                        elem_id="chat-template")
+                        with gr.Accordion("Decoding", open=True, elem_id="decoding-box"):
+                            max_new_tokens = gr.Slider(1, config.max_new_tokens_cap, value=initial["max_new_tokens"], step=1,
+                                                       label="Max new tokens", elem_id="max-new-tokens")
+                            decoding = gr.Radio([GREEDY, SAMPLING], value=initial["decoding"], label="Decoding",
+                                                elem_id="decoding", info="sampling diverges from the baseline by design")
+                            with gr.Row(visible=initial["sampling_visible"], elem_id="sampling-row") as sampling_row:
+                                temperature = gr.Slider(0.05, 2.0, value=initial["temperature"], step=0.05, label="Temperature",
+                                                        elem_id="temperature")
+                                top_p = gr.Slider(0.05, 1.0, value=initial["top_p"], step=0.05, label="Top-p", elem_id="top-p")
+                                seed = gr.Number(value=None, precision=0, label="Seed", elem_id="seed", info="empty: random")
+                        with gr.Accordion(initial["knobs_label"], open=True, elem_id="knobs-box") as knobs_box:
+                            knobs = {k: _knob_component(k, initial["knobs"][k]["value"], initial["knobs"][k]["visible"])
+                                     for k in KNOBS}
+                        with gr.Accordion("The seven methods", open=False, elem_id="methods-box"):
+                            gr.Markdown(methods_overview())
+
+            with gr.Tab("Planner", id="planner", elem_id="tab-planner"):
+                planner = build_planner_tab(config, gen, light)
 
         controls = {"preset": preset, "prompt": prompt, "target": target, "assistant": assistant,
                     "chat_template": chat_template, "max_new_tokens": max_new_tokens, "decoding": decoding,
@@ -148,4 +155,5 @@ def build_demo(config: UIConfig) -> gr.Blocks:
         gr.api(make_endpoint(config, sequential=False), api_name="race", **gen)
         gr.api(make_endpoint(config, sequential=True), api_name="measure", **gen)
     demo.arena_handlers = handlers  # for tests and benchmarks: the functions the buttons call
+    demo.planner = planner  # the Planner tab's components and handlers (planner["handlers"])
     return demo

@@ -187,4 +187,78 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .dark .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
 .dark .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
 .dark .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
+/* ---- planner tab ---- */
+#tabs > .tab-wrapper button[role=tab] { font-weight: 700; font-size: 0.98rem; }
+.plan-intro { font-size: 0.9rem; padding: 2px 2px 4px; color: var(--body-text-color); }
+.plan-box-title { font-weight: 700; font-size: 0.9rem; padding: 8px 12px; background: var(--background-fill-secondary); }
+#plan-compute-btn, #plan-measure-btn, #plan-stop-btn { min-height: 42px; font-weight: 700; }
+#plan-outputs { gap: 12px; }
+#plan-figs, #plan-money { gap: 12px; align-items: stretch; }
+#plan-figs > div, #plan-money > div { flex: 1 1 0; min-width: 0; }
+#plan-plot { flex: 1.35 1 0 !important; }
+.plan-scroll { overflow-x: auto; }
+.plan-card { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px; height: 100%;
+  background: var(--block-background-fill); box-sizing: border-box; }
+.plan-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
+.plan-empty, .plan-note { color: var(--body-text-color-subdued); font-size: 0.85rem; }
+.plan-note { margin-top: 8px; font-size: 0.78rem; }
+.plan-msg { padding: 8px 12px; border-radius: 8px; font-size: 0.9rem; border: 1px solid var(--border-color-primary); }
+.plan-msg-ok { background: rgba(0,158,115,.08); border-color: rgba(0,158,115,.35); }
+.plan-msg-error { background: rgba(213,94,0,.08); border-color: rgba(213,94,0,.45); color: #a34700; }
+.plan-progress { padding: 8px 12px; border-radius: 8px; border: 1px solid rgba(0,114,178,.35);
+  background: rgba(0,114,178,.06); font-size: 0.9rem; font-variant-numeric: tabular-nums; }
+.plan-log { margin: 6px 0 0 18px; padding: 0; color: var(--body-text-color-subdued); font-size: 0.8rem;
+  font-family: var(--font-mono); }
+.plan-spin { display: inline-block; width: 10px; height: 10px; margin-right: 8px; border-radius: 50%;
+  border: 2px solid #0072B2; border-right-color: transparent; animation: plan-spin .8s linear infinite; }
+@keyframes plan-spin { to { transform: rotate(360deg); } }
+.plan-headline { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
+  background: var(--block-background-fill); }
+.plan-who { font-size: 0.82rem; color: var(--body-text-color-subdued); margin-bottom: 8px; font-family: var(--font-mono);
+  overflow-wrap: anywhere; }
+.plan-stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; }
+.plan-stat { padding: 8px 12px; border-radius: 10px; background: var(--background-fill-secondary); }
+.plan-stat-value { font-size: 1.45rem; font-weight: 700; line-height: 1.2; font-variant-numeric: tabular-nums; }
+.plan-stat-label { font-weight: 600; font-size: 0.82rem; }
+.plan-stat-note { color: var(--body-text-color-subdued); font-size: 0.74rem; margin-top: 2px; }
+.plan-stat-speedup .plan-stat-value, .plan-stat-gamma .plan-stat-value { color: #0072B2; font-size: 1.7rem; }
+.plan-verdict { margin-top: 10px; padding: 8px 12px; border-radius: 8px; font-size: 0.9rem; }
+.plan-verdict-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
+.plan-verdict-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
+.plan-hw { margin-top: 6px; font-size: 0.84rem; color: var(--body-text-color-subdued); }
+.plan-svg svg { width: 100%; height: auto; display: block; }
+.plan-keys { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.78rem; margin-top: 4px; }
+.pk { display: inline-block; width: 16px; height: 10px; margin-right: 5px; vertical-align: middle; }
+.pk-line { height: 0; border-top: 2px solid #1f77b4; }
+.pk-dash { height: 0; border-top: 2px dashed #ff7f0e; }
+.pk-sq { width: 10px; }
+.plan-table { width: 100%; border-collapse: collapse; font-size: 0.84rem; font-variant-numeric: tabular-nums; }
+.plan-table th, .plan-table td { padding: 5px 8px; border-bottom: 1px solid var(--border-color-primary); text-align: left;
+  vertical-align: top; }
+.plan-table thead th { font-size: 0.74rem; text-transform: uppercase; color: var(--body-text-color-subdued);
+  font-weight: 600; white-space: nowrap; }
+.plan-table thead th span, .plan-table td span { display: block; font-size: 0.72rem; text-transform: none;
+  color: var(--body-text-color-subdued); font-weight: 400; }
+.plan-table td.num { text-align: right; white-space: nowrap; }
+.plan-table td.neg { color: #a34700; }
+.plan-grid td, .plan-grid th { text-align: center; border: 1px solid var(--border-color-primary); padding: 3px 4px; }
+.plan-grid thead th { text-transform: none; font-size: 0.76rem; }
+.plan-grid tbody th { white-space: nowrap; }
+.plan-grid td b { font-weight: 600; }
+.plan-grid td.cell-best { background: rgba(0,114,178,.16); }
+.plan-grid td.cell-best b { color: #0072B2; font-weight: 800; }
+.plan-grid td.cell-measured { outline: 2.5px solid #E69F00; outline-offset: -3px; }
+.plan-grid td.cell-slow { background: rgba(213,94,0,.12); color: #a34700; }
+.plan-reco { margin-top: 8px; font-weight: 600; font-size: 0.9rem; }
+.plan-share { margin-top: 6px; font-size: 0.84rem; }
+.plan-fit { margin-top: 8px; padding: 6px 10px; border-radius: 8px; font-size: 0.88rem; }
+.fit-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
+.fit-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
+.plan-advice { margin: 0; padding-left: 18px; font-size: 0.9rem; }
+.plan-advice li { margin: 3px 0; }
+.plan-notes { margin: 8px 0 0; padding-left: 18px; font-size: 0.8rem; color: var(--body-text-color-subdued); }
+#plan-downloads { gap: 10px; }
+.dark .plan-stat-speedup .plan-stat-value, .dark .plan-stat-gamma .plan-stat-value,
+.dark .plan-grid td.cell-best b { color: #56B4E9; }
+.dark .plan-msg-error, .dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
 """

@@ -1,0 +1,63 @@
+"""The Planner tab end to end in headless Chromium against ``python app.py`` (no model is loaded).
+
+Same setup as tests/test_ui_browser.py (Debian's /usr/bin/chromium, the playwright package; skipped
+without them unless CI is set). Saves assets/screenshot-planner.png (the calculator view).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_ui_browser import ARGS, CHROMIUM, ROOT, server  # noqa: F401  (the module's skip applies here too)
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def page(server):  # noqa: F811
+    url, _ = server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#run-btn", timeout=60_000)
+        expect(page.locator("#status")).to_contain_text("Ready", timeout=30_000)
+        yield page
+        browser.close()
+
+
+def test_calculator_in_the_browser(page, tmp_path):
+    page.get_by_role("tab", name="Planner").click()
+    expect(page.locator("#plan-compute-btn")).to_be_visible()
+    page.locator("#plan-alpha input").fill("0.8")
+    page.locator("#plan-c input").fill("0.05")
+    page.click("#plan-compute-btn")
+    expect(page.locator("#plan-status")).to_contain_text("Calculated for alpha 0.8, c 0.05", timeout=20_000)
+    expect(page.locator("#plan-headline")).to_contain_text("3.09")
+    expect(page.locator("#plan-headline .plan-stat-gamma")).to_contain_text("8")
+    assert page.locator("#plan-plot svg polyline").count() >= 1
+    assert page.locator("#plan-table td.cell-measured").count() == 1
+    with page.expect_download() as info:
+        page.click("#plan-download-json")
+    saved = tmp_path / "plan.json"
+    info.value.save_as(saved)
+    assert json.loads(saved.read_text(encoding="utf-8"))["best_gamma"] == 8
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(tmp_path / "screenshot-planner.png"), full_page=True)
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
+        shutil.copy(tmp_path / "screenshot-planner.png", ROOT / "assets" / "screenshot-planner.png")
+
+
+def test_bad_alpha_shows_a_message_and_the_race_tab_still_works(page):
+    page.get_by_role("tab", name="Planner").click()
+    page.locator("#plan-alpha input").fill("1.5")
+    page.click("#plan-compute-btn")
+    expect(page.locator("#plan-status .plan-msg-error")).to_contain_text("between 0 and 1", timeout=20_000)
+    page.get_by_role("tab", name="Race").click()
+    expect(page.locator("#run-btn")).to_be_visible()
+    expect(page.locator("#pane-assisted")).to_be_visible()
+    assert Path(CHROMIUM).exists()
