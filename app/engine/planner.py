@@ -384,8 +384,10 @@ def speedup_svg(plan: dict, width: int = 560, height: int = 300) -> str:
     line = " ".join(f"{x(p['gamma']):.1f},{y(p['speedup']):.1f}" for p in plan["curve"])
     parts.append(f'<polyline points="{line}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
     g, s = plan["best_gamma"], plan["predicted_speedup"]
+    # keep the label inside the plot at either end of the gamma axis
+    anchor = "start" if g <= 3 else "end" if g >= 18 else "middle"
     parts.append(f'<circle cx="{x(g):.1f}" cy="{y(s):.1f}" r="5" fill="#1f77b4"><title>best gamma {g}: {s:.2f}x '
-                 f'predicted</title></circle><text x="{x(g):.1f}" y="{y(s) - 9:.1f}" text-anchor="middle">'
+                 f'predicted</title></circle><text x="{x(g):.1f}" y="{y(s) - 9:.1f}" text-anchor="{anchor}">'
                  f'best gamma {g}: {s:.2f}x</text>')
     for p, colour in zip(points, ("#d62728", "#2ca02c", "#9467bd")):
         px, py = x(min(max(p["gamma"], 1), gmax)), y(p["speedup"])
