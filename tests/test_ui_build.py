@@ -282,3 +282,13 @@ def test_hardware_facts_and_cpu_note():
     assert "134.5 M" in html and "513 MB" in html and "float32" in html and "Model-135M" in html
     assert "shares" in html or "share the same" in html
     assert "hw-note" not in hardware_html(dict(facts, device="cuda:0", gpu="NVIDIA H200"))
+
+
+def test_host_follows_the_space_environment(monkeypatch):
+    from app.ui.config import parse_args
+
+    monkeypatch.delenv("GRADIO_SERVER_NAME", raising=False)
+    assert parse_args([]).host == "127.0.0.1"
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    assert parse_args([]).host == "0.0.0.0"
+    assert parse_args(["--host", "127.0.0.2"]).host == "127.0.0.2"

@@ -7,6 +7,7 @@ second, and models load on first use.
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -75,7 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python app.py",
         description="The assisted-decoding arena: race plain and assisted generate() in the browser.",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (0.0.0.0 for the network)")
+    # A Hugging Face Space sets GRADIO_SERVER_NAME=0.0.0.0; an explicit flag still wins.
+    parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+                        help="interface to listen on (default 127.0.0.1, or $GRADIO_SERVER_NAME as on a Space; "
+                             "0.0.0.0 for the network)")
     parser.add_argument("--port", type=int, default=None, help="port (default: 7860 or the next free one)")
     parser.add_argument("--share", action="store_true", help="also open a public gradio.live link (off by default)")
     parser.add_argument("--preset", default=DEFAULT_PRESET, help=f"preset selected on page load (default {DEFAULT_PRESET})")
