@@ -30,16 +30,17 @@ SIDES = ("baseline", "assisted")
 WARMUP_TOKENS = 8
 
 
-def _error_message(exc: BaseException, setup: RaceSetup | None = None) -> str:
+def describe_error(exc: BaseException, setup: RaceSetup | None = None) -> tuple[str, bool]:
+    """(one-line message for the user, whether the failure is an expected one that needs no traceback)."""
     known = setup.method.explain(exc) if setup is not None else None
     if known:
-        return known
+        return known, True
     if isinstance(exc, ArenaError):
-        return str(exc)
+        return str(exc), True
     if isinstance(exc, torch.cuda.OutOfMemoryError):
-        return "Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization."
+        return "Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization.", False
     first = (str(exc).strip().splitlines() or [""])[0][:300]
-    return f"Generation failed ({type(exc).__name__}): {first}"
+    return f"Generation failed ({type(exc).__name__}): {first}", False
 
 
 @dataclass
@@ -107,9 +108,10 @@ class Race:
                     start = streamer.start = time.perf_counter()
                     model.generate(**kwargs)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
-            if not isinstance(exc, ArenaError) and self.setup.method.explain(exc) is None:
+            message, expected = describe_error(exc, self.setup)
+            if not expected:
                 log.exception("%s generation failed", side)
-            self.events_queue.put(ErrorEvent(side, _error_message(exc, self.setup)))
+            self.events_queue.put(ErrorEvent(side, message))
             if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
         finally:
@@ -131,7 +133,7 @@ class Race:
         except BaseException as exc:
             log.exception("warm-up failed")
             for side in SIDES:
-                self.events_queue.put(ErrorEvent(side, _error_message(exc, self.setup)))
+                self.events_queue.put(ErrorEvent(side, describe_error(exc, self.setup)[0]))
                 self.events_queue.put(DoneEvent(side, 0.0, self.stop_event.is_set()))
             return
         for side in SIDES:
