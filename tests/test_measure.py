@@ -6,7 +6,6 @@ import json
 import math
 
 import pytest
-import torch
 
 from app.engine import measure
 from app.engine.loader import ModelCache
@@ -21,13 +20,7 @@ SUMMARY = ("Summarise this text, reusing its words: The city council approved th
            "The park will have a playground, a small lake and a path for bicycles.")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Timing is steadier on one thread when other processes share the CPU; restored afterwards."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -31,14 +31,7 @@ MODEL_FOLDERS = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread():
-    # These models are tiny: intra-op threads only add overhead, and when another process keeps a core busy,
-    # 2 spinning threads make the 46-layer GLM ~8x slower.
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

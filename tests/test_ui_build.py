@@ -22,19 +22,7 @@ from app.ui.render import PaneView, legend_html, pane_html, round_of_tokens, sta
 from app.ui.render_stats import badge_html, hardware_html, rounds_chart_html, stats_html
 from app.ui.session import CONTROL_NAMES, SAMPLING, Session, request_from_api, request_from_controls
 
-
-@pytest.fixture(scope="module")
-def built():
-    loads_before = MODEL_CACHE.load_count
-    demo = build_demo(UIConfig())
-    assert MODEL_CACHE.load_count == loads_before, "building the page loaded a model"
-    return demo
-
-
-def _by_elem_id(demo: gr.Blocks, elem_id: str):
-    hits = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id]
-    assert len(hits) == 1, f"expected one block with elem_id {elem_id!r}, found {len(hits)}"
-    return hits[0]
+from conftest import by_elem_id
 
 
 def _deps(demo: gr.Blocks, block, event: str) -> list:
@@ -61,7 +49,7 @@ def test_build_loads_no_model(built):
     ("examples", "click", "example_prompt"),
 ])
 def test_every_control_has_its_handler(built, elem_id, event, fn_name):
-    deps = _deps(built, _by_elem_id(built, elem_id), event)
+    deps = _deps(built, by_elem_id(built, elem_id), event)
     assert deps, f"#{elem_id} has no {event} handler"
     if fn_name:
         assert any(getattr(d.fn, "__name__", "") == fn_name for d in deps), [d.fn for d in deps]
@@ -72,19 +60,19 @@ def test_page_load_applies_the_preset(built):
     loads = [fn for fn in built.fns.values() if any(event == "load" for _, event in fn.targets)]
     outputs = {c._id for fn in loads for c in fn.outputs}
     for elem_id in ("seed", "status", "knob-assistant_confidence_threshold", "max-new-tokens"):
-        assert _by_elem_id(built, elem_id)._id in outputs, elem_id
+        assert by_elem_id(built, elem_id)._id in outputs, elem_id
 
 
 def test_race_events_take_every_control_and_share_one_queue_group(built):
     handlers: Handlers = built.arena_handlers
     for elem_id, fn in (("run-btn", handlers.race_stream), ("measure-btn", handlers.measure_stream)):
-        (dep,) = _deps(built, _by_elem_id(built, elem_id), "click")
+        (dep,) = _deps(built, by_elem_id(built, elem_id), "click")
         assert dep.fn == fn
         assert len(dep.inputs) == 2 + len(CONTROL_NAMES)  # session, toggle, controls
         assert len(dep.outputs) == len(STREAM_OUTPUTS)
         assert dep.concurrency_id == "generation" and dep.concurrency_limit == 1  # CPU default
         assert dep.types_generator, "the race must stream"
-    (stop,) = _deps(built, _by_elem_id(built, "stop-btn"), "click")
+    (stop,) = _deps(built, by_elem_id(built, "stop-btn"), "click")
     assert stop.concurrency_limit is None and stop.concurrency_id != "generation", "Stop must not wait behind a race"
 
 
@@ -97,7 +85,7 @@ def test_every_input_control_feeds_an_event(built):
     dangling = [getattr(b, "elem_id", None) or getattr(b, "label", None) for b in controls if b._id not in used]
     assert not dangling, f"controls without an event: {dangling}"
     for name in KNOBS:
-        assert _by_elem_id(built, f"knob-{name}")._id in used
+        assert by_elem_id(built, f"knob-{name}")._id in used
 
 
 def test_named_api_endpoints_exist(built):

@@ -10,33 +10,17 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from app.engine.loader import MODEL_CACHE
 from app.engine.planner import PlanOptions, plan_from_numbers
 from app.ui.config import UIConfig
-from app.ui.layout import build_demo
 from app.ui.planner_tab import (REPORT, PlannerHandlers, PlanState, export_dir, export_plan, parse_prices,
                                 plan_options)
 from app.ui.render_plan import (advice_html, check_html, cost_html, headline_html, memory_html, message_html,
                                 plot_html, progress_html, table_html)
-from conftest import make_preset
-
-
-@pytest.fixture(scope="module")
-def built():
-    loads_before = MODEL_CACHE.load_count
-    demo = build_demo(UIConfig())
-    assert MODEL_CACHE.load_count == loads_before, "building the planner tab loaded a model"
-    return demo
-
-
-def _by_elem_id(demo: gr.Blocks, elem_id: str):
-    hits = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id]
-    assert len(hits) == 1, f"expected one block with elem_id {elem_id!r}, found {len(hits)}"
-    return hits[0]
+from conftest import by_elem_id, make_preset
 
 
 def _deps(demo: gr.Blocks, elem_id: str, event: str = "click") -> list:
-    block = _by_elem_id(demo, elem_id)
+    block = by_elem_id(demo, elem_id)
     return [fn for fn in demo.fns.values() if (block._id, event) in fn.targets]
 
 
@@ -49,7 +33,7 @@ def test_tabs_hold_race_and_planner(built):
     tabs = [b for b in built.blocks.values() if isinstance(b, gr.Tab)]
     assert [t.label for t in tabs] == ["Race", "Planner"]
     for elem_id in ("run-btn", "pane-assisted", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
-        _by_elem_id(built, elem_id)
+        by_elem_id(built, elem_id)
 
 
 def test_compute_measure_stop_are_wired(built):
