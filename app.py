@@ -1,7 +1,7 @@
 """Start the assisted-decoding arena web app: ``python app.py [--port N] [--share] ...``.
 
-Parses the launch flags, builds the page (no model loads until the first race), puts the
-events on one queue and launches. See ``python app.py --help``.
+Parses the launch flags, builds the page (no model loads until the first race) and serves it.
+See ``python app.py --help``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,9 @@ def main(argv: list[str] | None = None) -> None:
     config = parse_args(argv)
     config.apply_memory_budget()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    from app.ui.layout import build_demo, launch_kwargs
+    from app.ui.page import build_app
 
-    demo = build_demo(config)
-    demo.queue(default_concurrency_limit=config.generation_concurrency())
-    demo.launch(server_name=config.host, server_port=config.port, share=config.share, show_error=False,
-                **launch_kwargs())
+    build_app(config).launch()
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Used to choose `assistant_early_exit` for the offline-early-exit preset:
 
-    python benchmarks/choose_exit_layer.py [--target SPEC] [--layers 4,8,...] [--max-new-tokens 48]
+    python -m benchmarks.choose_exit_layer [--target SPEC] [--layers 4,8,...] [--max-new-tokens 48]
 
 Prints, per exit layer, the acceptance rate alpha, the mean accepted length tau and the
 sequential assisted/baseline speedup (greedy, after a warm-up).
@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.presets import get_preset  # noqa: E402
-from app.engine.runner import Race  # noqa: E402
-from app.engine.setup import prepare  # noqa: E402
+from app.core.presets import get_preset
+from app.race.runner import Race
+from app.race.prepare import prepare
 
 PROMPTS = [
     "Explain in three sentences why the sky is blue.",
     "Write a short story about a robot who learns to paint.",
     "List five healthy breakfast ideas and say why each is healthy.",
-    "Summarise this: The city council approved the new park plan on Monday. The park will have a playground, a small lake and a path for bicycles.",
+    "Summarise this: The city council approved the new park plan on Monday. The park will have a playground, "
+    "a small lake and a path for bicycles.",
 ]
 
 
@@ -38,13 +36,13 @@ def main() -> None:
     base = get_preset("offline-prompt-lookup")
     print("exit  alpha   tau   speedup(seq, median over prompts)")
     for layer in (int(x) for x in args.layers.split(",")):
-        preset = base.with_overrides(method="layerskip", target=args.target, prompt_lookup_num_tokens=None,
+        preset = base.with_overrides(dict(method="layerskip", target=args.target, prompt_lookup_num_tokens=None,
                                      max_matching_ngram_size=None, assistant_early_exit=layer,
-                                     num_assistant_tokens=4, max_new_tokens=args.max_new_tokens)
+                                     num_assistant_tokens=4, max_new_tokens=args.max_new_tokens))
         acc = dra = 0
         taus, speedups = [], []
         for prompt in PROMPTS:
-            r = Race(prepare(preset, prompt), sequential=True).run()
+            r = Race(prepare(preset, prompt), sequential=True).run().to_dict()
             rounds = r["assisted"]["rounds"]
             acc += sum(x["accepted"] for x in rounds)
             dra += sum(x["drafted"] for x in rounds)

@@ -1,6 +1,6 @@
 """Tracing overhead: the same assisted generate() call with and without the tracing.
 
-    python benchmarks/overhead.py [--presets offline-prompt-lookup,offline-early-exit,offline-uad]
+    python -m benchmarks.overhead [--presets offline-prompt-lookup,offline-early-exit,offline-uad]
                                   [--repeats 7] [--max-new-tokens 64]
 
 Same process, same inputs, interleaved repetitions (plain, traced, plain, traced, ...) after a
@@ -14,18 +14,15 @@ from __future__ import annotations
 import argparse
 import queue
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-from app.engine.hooks import bind_tracer  # noqa: E402
-from app.engine.presets import get_preset  # noqa: E402
-from app.engine.setup import generate_call, prepare  # noqa: E402
-from app.engine.trace import Detokenizer, TokenEvent, TraceStreamer  # noqa: E402
+from app.race.hooks import bind_tracer
+from app.core.presets import get_preset
+from app.race.prepare import generate_call, prepare
+from app.race.trace import Detokenizer, TokenEvent, TraceStreamer
 
 PROMPT = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
           "The park will have a playground, a small lake and a path for bicycles. Work on the park starts in May.")
@@ -63,7 +60,7 @@ def main() -> None:
     print(f"torch threads: {torch.get_num_threads()}, repeats: {args.repeats}, new tokens: {args.max_new_tokens}")
     print(f"{'preset':<24} {'plain s':>9} {'traced s':>9} {'ratio':>7}")
     for pid in args.presets.split(","):
-        setup = prepare(get_preset(pid).with_overrides(max_new_tokens=args.max_new_tokens), PROMPT)
+        setup = prepare(get_preset(pid).with_overrides(dict(max_new_tokens=args.max_new_tokens)), PROMPT)
         plain(setup), traced(setup)  # warm-up
         p, t = [], []
         for _ in range(args.repeats):

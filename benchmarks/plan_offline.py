@@ -1,8 +1,8 @@
 """Run the draft planner on the offline presets and print one summary line each.
 
-    python benchmarks/plan_offline.py [--presets offline-uad,...] [--max-new-tokens N] [--threads 1] [--out DIR]
+    python -m benchmarks.plan_offline [--presets offline-uad,...] [--max-new-tokens N] [--threads 1] [--out DIR]
 
-Per preset: alpha seed-style and observed, c with its spread, the verification slope, best gamma,
+Per preset: alpha by agreement and observed, c with its spread, the verification slope, best gamma,
 and predicted vs measured speedups of the best constant gamma and of the default setting. The full
 plan of each preset is written to DIR/<preset>.json (default: plans/ under the current folder).
 """
@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.planner import PlanOptions, plan_for_preset  # noqa: E402
-from app.engine.presets import get_preset  # noqa: E402
+from app.planner.plan import PlanOptions, plan_for_preset
+from app.core.presets import get_preset
 
 
 def summary(plan: dict) -> str:

@@ -1,6 +1,6 @@
 """Soak: start-stop cycles must leave threads and memory where they were.
 
-    python benchmarks/soak.py [--cycles 50] [--preset offline-prompt-lookup] [--tokens-before-stop 3]
+    python -m benchmarks.soak [--cycles 50] [--preset offline-prompt-lookup] [--tokens-before-stop 3]
 
 Each cycle starts a concurrent race with a long generation, waits for a few tokens, presses stop
 and joins the workers. Prints the thread count and resident memory after a warm-up cycle and after
@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.presets import get_preset  # noqa: E402
-from app.engine.runner import Race  # noqa: E402
-from app.engine.setup import prepare  # noqa: E402
-from app.engine.trace import TokenEvent  # noqa: E402
+from app.core.presets import get_preset
+from app.race.runner import Race
+from app.race.prepare import prepare
+from app.race.trace import TokenEvent
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a message in a bottle."
 
@@ -56,7 +54,7 @@ def main() -> None:
     ap.add_argument("--preset", default="offline-prompt-lookup")
     ap.add_argument("--tokens-before-stop", type=int, default=3)
     args = ap.parse_args()
-    setup = prepare(get_preset(args.preset).with_overrides(max_new_tokens=512), PROMPT)
+    setup = prepare(get_preset(args.preset).with_overrides(dict(max_new_tokens=512)), PROMPT)
     cycle(setup, args.tokens_before_stop)  # warm-up: lazy allocations, thread pools
     gc.collect()
     threads0, rss0 = threading.active_count(), rss_mib()

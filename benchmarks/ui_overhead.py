@@ -6,26 +6,23 @@ CLI path: ``prepare(...)`` then ``Race(setup, sequential=True).run()``, as ``pyt
 --sequential`` does. Same preset, prompt and token budget; the repetitions alternate between
 the two paths and the medians of the assisted tokens/s are compared (target ratio >= 0.95).
 
-    python benchmarks/ui_overhead.py [--preset offline-prompt-lookup] [--reps 5] [--max-new-tokens 64]
+    python -m benchmarks.ui_overhead [--preset offline-prompt-lookup] [--reps 5] [--max-new-tokens 64]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.presets import KNOBS, get_preset  # noqa: E402
-from app.engine.runner import Race  # noqa: E402
-from app.engine.setup import prepare  # noqa: E402
-from app.ui.config import UIConfig  # noqa: E402
-from app.ui.controls import preset_state  # noqa: E402
-from app.ui.handlers import Handlers  # noqa: E402
-from app.ui.session import CONTROL_NAMES, Session, request_from_controls  # noqa: E402
+from app.core.presets import KNOBS, get_preset
+from app.race.runner import Race
+from app.race.prepare import prepare
+from app.ui.config import UIConfig
+from app.ui.controls import preset_state
+from app.ui.handlers import Handlers
+from app.ui.session import CONTROL_NAMES, Session, request_from_controls
 
 
 def ui_controls(preset_id: str, prompt: str, max_new_tokens: int) -> dict:
@@ -55,7 +52,7 @@ def run_ui(handlers: Handlers, values: dict) -> tuple[float, list[float]]:
 def run_cli(preset, prompt: str) -> float:
     """Assisted tokens/s through the CLI's path."""
     setup = prepare(preset, prompt)
-    return Race(setup, sequential=True).run()["assisted"]["tokens_per_second"]
+    return Race(setup, sequential=True).run().to_dict()["assisted"]["tokens_per_second"]
 
 
 def main() -> None:
@@ -68,7 +65,7 @@ def main() -> None:
 
     prompt = args.prompt or get_preset(args.preset).example_prompts[0]
     values = ui_controls(args.preset, prompt, args.max_new_tokens)
-    preset = get_preset(args.preset).with_overrides(max_new_tokens=args.max_new_tokens)
+    preset = get_preset(args.preset).with_overrides(dict(max_new_tokens=args.max_new_tokens))
     assert request_from_controls(values).preset == preset, "UI and CLI would not run the same settings"
     handlers = Handlers(UIConfig(max_new_tokens_cap=4096))
     run_cli(preset, prompt)  # load (and convert on first use) outside the timing

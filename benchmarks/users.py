@@ -1,6 +1,6 @@
 """Many users at once: concurrent gradio_client sessions against the real app.
 
-    python benchmarks/users.py [--users 4] [--max-new-tokens 24] [--concurrency-limit 1]
+    python -m benchmarks.users [--users 4] [--max-new-tokens 24] [--concurrency-limit 1]
 
 Launches the app in this process on a free localhost port, runs one solo race per (preset,
 prompt) first, then all users at once through gradio_client (each with its own preset and
@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import argparse
 import socket
-import sys
 import threading
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gradio_client import Client  # noqa: E402
+from gradio_client import Client
 
-from app.engine.loader import MODEL_CACHE  # noqa: E402
-from app.ui.config import UIConfig  # noqa: E402
-from app.ui.layout import build_demo, launch_kwargs  # noqa: E402
+from app.core.loader import MODEL_CACHE
+from app.ui.config import UIConfig
+from app.ui.page import build_app
 
 JOBS = [
     ("offline-prompt-lookup", "Repeat this list and add one more fruit at the end: apple, banana, cherry, date."),
@@ -66,10 +63,9 @@ def main() -> None:
     ap.add_argument("--concurrency-limit", type=int, default=1)
     args = ap.parse_args()
     config = UIConfig(port=free_port(), concurrency_limit=args.concurrency_limit)
-    demo = build_demo(config)
-    demo.queue(default_concurrency_limit=config.generation_concurrency())
-    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=config.port, prevent_thread_lock=True, quiet=True,
-                            **launch_kwargs())
+    app = build_app(config)
+    demo = app.demo
+    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
     jobs = [JOBS[i % len(JOBS)] for i in range(args.users)]
     solo = {}
     for preset, prompt in dict.fromkeys(jobs):

@@ -1,19 +1,15 @@
-"""Shared fixtures: tiny random models (built once per session) and preset helpers."""
+"""Shared fixtures: tiny random models (built once per session), preset helpers and the built page."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+import tiny_models
+from app.core.presets import Preset
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import tiny_models  # noqa: E402
-
-from app.engine.presets import Preset  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +22,7 @@ def make_preset(method: str, target: str, assistant: str | None = None, **fields
     """A validated preset for tests (greedy, 24 new tokens unless overridden)."""
     base = Preset(id=f"test-{method}", method=method, title="test", description="test", target=target,
                   assistant=assistant, max_new_tokens=24)
-    return base.with_overrides(**fields) if fields else base.with_overrides()
+    return base.with_overrides(fields)
 
 
 @pytest.fixture(scope="session")
@@ -47,19 +43,20 @@ def one_torch_thread():
 
 @pytest.fixture(scope="session")
 def built():
-    """The whole page built once with default settings; building must not load a model."""
-    from app.engine.loader import MODEL_CACHE
+    """The whole page (an App) built once with default settings; building must not load a model."""
+    from app.core.loader import MODEL_CACHE
     from app.ui.config import UIConfig
-    from app.ui.layout import build_demo
+    from app.ui.page import build_app
 
     loads_before = MODEL_CACHE.load_count
-    demo = build_demo(UIConfig())
+    app = build_app(UIConfig())
     assert MODEL_CACHE.load_count == loads_before, "building the page loaded a model"
-    return demo
+    return app
 
 
 def by_elem_id(demo, elem_id: str):
-    """The one block of `demo` with this elem_id."""
+    """The one block of `demo` (a gr.Blocks or an App) with this elem_id."""
+    demo = getattr(demo, "demo", demo)
     hits = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id]
     assert len(hits) == 1, f"expected one block with elem_id {elem_id!r}, found {len(hits)}"
     return hits[0]

@@ -10,14 +10,14 @@ from transformers import AutoModelForCausalLM
 from transformers.generation import candidate_generator as cg
 from transformers.generation.utils import GenerationMixin
 
-from app.engine import hooks
-from app.engine.trace import TraceStreamer
+from app.race import hooks
+from app.race.trace import TraceStreamer
 
 
 def test_pinned_transformers_version():
     assert transformers.__version__ == hooks.PINNED_TRANSFORMERS, (
         "transformers changed: re-read generation/utils.py::_assisted_decoding and candidate_generator.py, "
-        "check app/engine/hooks.py, then update PINNED_TRANSFORMERS"
+        "check app/race/hooks.py, then update PINNED_TRANSFORMERS"
     )
 
 
@@ -29,7 +29,7 @@ def test_assisted_loop_still_has_the_shape_hooks_rely_on():
     assert "candidate_generator.update_candidate_strategy(input_ids, new_logits, n_matches)" in src
     assert src.index("get_candidates(") < src.index("streamer.put(valid_tokens") < src.index("update_candidate_strategy")
     assert "self._get_candidate_generator(" in src
-    # the state leak DESIGN section 6 names, which private views contain
+    # the state leak docs/DESIGN.md §7 names, which private views contain
     assert "generation_config.num_assistant_tokens = (" in src
 
 

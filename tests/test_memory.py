@@ -1,12 +1,12 @@
-"""Memory from configs alone: the seed's memory table, parameter counts, sliding windows, GPU fit."""
+"""Memory from configs alone: the drafter-choice article's memory table, parameter counts, sliding windows, GPU fit."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from app.engine.errors import ArenaError
-from app.engine.memory import (GB, KIB, MIB, REFERENCE_CONFIGS, arch_facts, count_params, facts_for, kv_bytes_per_token,
+from app.core.errors import ArenaError
+from app.planner.memory import (GB, KIB, MIB, REFERENCE_CONFIGS, arch_facts, count_params, facts_for, kv_bytes_per_token,
                                kv_cache_bytes, memory_for_specs, pair_memory, params_from_safetensors)
 
 # The relevant numbers of each published config.json (written out here, independently of memory.py).
@@ -24,7 +24,7 @@ CONFIGS = {
                                       num_attention_heads=9, num_key_value_heads=3, vocab_size=49152,
                                       tie_word_embeddings=True),
 }
-# The seed's memory table: params (billions, "약"), bf16 weights (GB), KV per token (KB = KiB), KV at 4,096 (MiB).
+# The article's memory table: params (billions, "약"), bf16 weights (GB), KV per token (KB = KiB), KV at 4,096 (MiB).
 SEED_MEMORY = {
     "meta-llama/Llama-3.1-8B": (8.03, 16.06, 128, 512),
     "meta-llama/Llama-3.2-1B": (1.24, 2.47, 32, 128),
@@ -40,7 +40,7 @@ def facts(name: str):
 
 
 @pytest.mark.parametrize("name", SEED_MEMORY)
-def test_seed_memory_table(name):
+def test_article_memory_table(name):
     params_b, weights_gb, kv_kib, kv_mib_4096 = SEED_MEMORY[name]
     f = facts(name)
     assert kv_bytes_per_token(f, "bfloat16") / KIB == kv_kib
@@ -51,7 +51,7 @@ def test_seed_memory_table(name):
     assert round(f.n_params * 2 / GB, weight_digits) == weights_gb
 
 
-def test_seed_pair_shares_and_fit():
+def test_article_pair_shares_and_fit():
     # "Llama 짝은 초안이 가중치로 15%, KV 캐시로 25%를 더 써요 ... 24GB GPU에 ... 약 18.5GB"
     pair = pair_memory(facts("meta-llama/Llama-3.1-8B"), facts("meta-llama/Llama-3.2-1B"), "bfloat16", 4096, 24)
     assert round(pair["drafter_weight_share"], 2) == 0.15 and pair["drafter_kv_share"] == 0.25
@@ -71,7 +71,7 @@ def test_reference_configs_match_the_fixtures_and_work_offline():
         assert {k: REFERENCE_CONFIGS[name][k] for k in cfg} == cfg
     mem = memory_for_specs("HuggingFaceTB/SmolLM-1.7B", "HuggingFaceTB/SmolLM-135M")
     assert mem["target"]["kv_kib_per_token"] == 192 and mem["drafter"]["kv_kib_per_token"] == 22.5
-    assert mem["drafter"]["layers"] > mem["target"]["layers"]  # the seed's deep, narrow drafter remark
+    assert mem["drafter"]["layers"] > mem["target"]["layers"]  # the drafter-choice article's deep, narrow drafter remark
 
 
 def test_params_from_safetensors_match_the_loaded_model(tiny):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.loader import MODEL_CACHE
-from app.engine.presets import get_preset
-from app.engine.runner import Race
-from app.engine.setup import prepare
+from app.core.loader import MODEL_CACHE
+from app.core.presets import get_preset
+from app.race.runner import Race
+from app.race.prepare import prepare
+
+pytestmark = pytest.mark.slow
 
 SUMMARY_PROMPT = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
                   "The park will have a playground, a small lake and a path for bicycles.")
@@ -15,8 +17,8 @@ SUMMARY_PROMPT = ("Summarise this text, reusing its words: The city council appr
 
 @pytest.mark.parametrize("preset_id", ["offline-prompt-lookup", "offline-early-exit", "offline-uad"])
 def test_offline_preset_greedy_is_identical(preset_id):
-    preset = get_preset(preset_id).with_overrides(max_new_tokens=24)
-    result = Race(prepare(preset, SUMMARY_PROMPT), sequential=preset_id == "offline-uad").run()
+    preset = get_preset(preset_id).with_overrides(dict(max_new_tokens=24))
+    result = Race(prepare(preset, SUMMARY_PROMPT), sequential=preset_id == "offline-uad").run().to_dict()
     assert "errors" not in result, result.get("errors")
     assert result["identical"] is True
     asst = result["assisted"]
@@ -26,14 +28,14 @@ def test_offline_preset_greedy_is_identical(preset_id):
 
 
 def test_prompt_lookup_accepts_copied_words():
-    preset = get_preset("offline-prompt-lookup").with_overrides(max_new_tokens=32)
-    result = Race(prepare(preset, SUMMARY_PROMPT)).run()
+    preset = get_preset("offline-prompt-lookup").with_overrides(dict(max_new_tokens=32))
+    result = Race(prepare(preset, SUMMARY_PROMPT)).run().to_dict()
     assert result["assisted"]["acceptance_rate"] > 0
     assert any(t["status"] == "accepted" for t in result["assisted"]["tokens"])
 
 
 def test_converted_weights_are_cached_on_disk():
-    from app.engine.sources import converted_folder, resolve
+    from app.core.sources import converted_folder, resolve
 
     source = resolve(get_preset("offline-prompt-lookup").target)
     MODEL_CACHE.get_model(source.spec)

@@ -121,4 +121,5 @@ def test_uad_is_inferred_when_vocabularies_differ(run, tiny):
     assert code == 0, err
     plan = json.loads(out)
     assert plan["method"] == "uad" and plan["check"] is None and plan["vocabulary"]["identical"] is False
-    assert plan["alpha_source"] == "seed-style greedy agreement"  # no race to observe alpha in with --no-check
+    # no race to observe alpha in with --no-check
+    assert plan["alpha_source"] == "greedy agreement (the drafter-choice article's method)"

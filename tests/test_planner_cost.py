@@ -1,13 +1,13 @@
-"""GPU cost of a speedup: the seed's price and savings tables."""
+"""GPU cost of a speedup: the drafter-choice article's price and savings tables."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.engine.cost import DEFAULT_GPUS, GpuPrice, cost_summary, gpu_time_saved, monthly_cost, parse_gpu_price, savings_row
-from app.engine.errors import ArenaError
+from app.planner.cost import DEFAULT_GPUS, GpuPrice, cost_summary, gpu_time_saved, monthly_cost, parse_gpu_price, savings_row
+from app.core.errors import ArenaError
 
-# The seed's savings table: speedup -> (GPU time saved %, A10 $/month, H100 $/month).
+# The drafter-choice article's savings table: speedup -> (GPU time saved %, A10 $/month, H100 $/month).
 SEED_SAVINGS = {1.52: (34.2, 317.7, 1056.7), 1.18: (15.3, 141.7, 471.2), 1.15: (13.0, 121.1, 402.9)}
 
 
@@ -18,7 +18,7 @@ def test_monthly_costs():
 
 
 @pytest.mark.parametrize("speedup", SEED_SAVINGS)
-def test_seed_savings_rows(speedup):
+def test_article_savings_rows(speedup):
     saved, a10, h100 = SEED_SAVINGS[speedup]
     row = savings_row(speedup)
     assert round(row["gpu_time_saved"] * 100, 1) == saved

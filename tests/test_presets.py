@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.errors import ArenaError
-from app.engine.methods import METHODS
-from app.engine.presets import METHOD_IDS, get_preset, load_preset_file, load_presets, parse_preset
+from app.core.errors import ArenaError
+from app.race.methods import METHODS
+from app.core.presets import METHOD_IDS, get_preset, load_preset_file, load_presets, parse_preset
 
 MINIMAL = "id: x\nmethod: drafter\ntitle: t\ndescription: d\ntarget: a/b\nassistant: a/c\n"
 
@@ -73,9 +73,9 @@ def test_misspelled_preset_gets_a_suggestion():
 
 def test_overrides_are_validated_and_frozen():
     preset = get_preset("drafter")
-    changed = preset.with_overrides(num_assistant_tokens=7)
+    changed = preset.with_overrides(dict(num_assistant_tokens=7))
     assert changed.num_assistant_tokens == 7 and preset.num_assistant_tokens == 5
     with pytest.raises(ArenaError, match="num_assistant_tokens"):
-        preset.with_overrides(num_assistant_tokens=-3)
+        preset.with_overrides(dict(num_assistant_tokens=-3))
     with pytest.raises(Exception):
         preset.num_assistant_tokens = 3  # frozen

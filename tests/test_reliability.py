@@ -9,12 +9,12 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine.errors import ArenaError
-from app.engine.loader import ModelCache
-from app.engine.presets import KNOBS, METHOD_IDS
-from app.engine.runner import Race
-from app.engine.setup import Limits, prepare
-from app.engine.sources import resolve
+from app.core.errors import ArenaError
+from app.core.loader import ModelCache
+from app.core.presets import KNOBS, METHOD_IDS
+from app.race.runner import Race
+from app.race.prepare import Limits, prepare
+from app.core.sources import resolve
 
 from conftest import make_preset
 
@@ -67,10 +67,10 @@ def test_out_of_memory_during_generation_is_clean_and_the_next_run_works(tiny, c
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(type(setup.target.model), "generate", oom_once)
-    result = Race(setup, sequential=True).run()
+    result = Race(setup, sequential=True).run().to_dict()
     assert "Out of GPU memory" in " ".join(result["errors"].values())
     monkeypatch.setattr(type(setup.target.model), "generate", real)
-    again = Race(setup, sequential=True).run()
+    again = Race(setup, sequential=True).run().to_dict()
     assert "errors" not in again and again["identical"]
 
 
@@ -90,7 +90,7 @@ def test_limits_on_prompt_and_new_tokens(tiny, cache):
     with pytest.raises(ArenaError, match="at most 8"):
         prepare(preset, "word " * 50, limits=Limits(max_prompt_tokens=8), cache=cache)
     with pytest.raises(ArenaError, match="cap of 16"):
-        prepare(preset.with_overrides(max_new_tokens=17), PROMPT, limits=Limits(max_new_tokens=16), cache=cache)
+        prepare(preset.with_overrides(dict(max_new_tokens=17)), PROMPT, limits=Limits(max_new_tokens=16), cache=cache)
 
 
 def test_local_paths_only_when_allowed(tiny):
@@ -128,7 +128,6 @@ VALID_KNOBS = {
     "assistant_early_exit": st.integers(1, 5),
     "assistant_ensemble_weight": st.floats(0.01, 0.99),
 }
-FUZZ_COUNT = {"tried": 0, "clean_errors": 0, "results": 0}
 #: Model pairs each method can run with, so that plausible settings reach generation.
 PAIRS = {
     "drafter": ("llama_target", "llama_drafter"), "ensemble": ("llama_target", "llama_drafter"),
@@ -137,52 +136,66 @@ PAIRS = {
 }
 
 
-def fuzz_one(tiny, cache, changes: dict, prompt) -> None:
+def fuzz_one(tiny, cache, changes: dict, prompt, counts: dict) -> None:
     """Run one setting: it must end in a clean ArenaError or a finished race whose threads end."""
-    FUZZ_COUNT["tried"] += 1
+    counts["tried"] += 1
     try:
-        preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"]).with_overrides(**changes)
+        preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"]).with_overrides(changes)
         race = Race(prepare(preset, prompt, limits=Limits(max_new_tokens=6, max_prompt_tokens=64), cache=cache),
                     seed=0)
-        result = race.run()
+        result = race.run().to_dict()
     except ArenaError as exc:
-        FUZZ_COUNT["clean_errors"] += 1
+        counts["clean_errors"] += 1
         assert "\n" not in str(exc) and "Traceback" not in str(exc)
         return
     assert race.join(10), "a worker thread hung"
-    FUZZ_COUNT["results"] += 1
+    counts["results"] += 1
     for message in result.get("errors", {}).values():
         assert "\n" not in message
 
 
-@settings(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-@given(method=st.sampled_from(METHOD_IDS + ("nope",)), target=st.sampled_from(MODELS[:-1] + ["bad id!", ""]),
-       assistant=st.sampled_from(MODELS), knobs=st.fixed_dictionaries({}, optional=KNOB_VALUES),
-       max_new_tokens=st.one_of(st.integers(-3, 6), st.floats(0, 5), st.text(max_size=3)),
-       do_sample=st.booleans(), temperature=ANY_VALUE, prompt=st.one_of(st.text(max_size=40), st.lists(st.text())))
-def test_fuzz_hostile_settings(tiny, cache, method, target, assistant, knobs, max_new_tokens, do_sample, temperature,
-                               prompt):
-    fuzz_one(tiny, cache, dict(method=method, target=tiny.get(target, target),
-                               assistant=tiny.get(assistant) if assistant else None, max_new_tokens=max_new_tokens,
-                               do_sample=do_sample, temperature=temperature if temperature is not None else 1.0,
-                               **knobs), prompt)
+FUZZ = dict(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 
 
-@settings(max_examples=50, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-@given(method=st.sampled_from(METHOD_IDS), data=st.data(), do_sample=st.booleans(),
-       max_new_tokens=st.integers(1, 8), prompt=st.text(min_size=1, max_size=30))
-def test_fuzz_plausible_settings(tiny, cache, method, data, do_sample, max_new_tokens, prompt):
-    from app.engine.methods import METHODS
+def test_fuzz_hostile_settings(tiny, cache):
+    counts = {"tried": 0, "clean_errors": 0, "results": 0}
 
-    target, assistant = PAIRS[method]
-    knobs = data.draw(st.fixed_dictionaries({}, optional={k: VALID_KNOBS[k] for k in METHODS[method].knobs}))
-    for required in METHODS[method].required_knobs:
-        knobs.setdefault(required, data.draw(VALID_KNOBS[required]))
-    fuzz_one(tiny, cache, dict(method=method, target=tiny[target], assistant=tiny[assistant] if assistant else None,
-                               max_new_tokens=max_new_tokens, do_sample=do_sample, **knobs), prompt)
+    @settings(**FUZZ)
+    @given(method=st.sampled_from(METHOD_IDS + ("nope",)), target=st.sampled_from(MODELS[:-1] + ["bad id!", ""]),
+           assistant=st.sampled_from(MODELS), knobs=st.fixed_dictionaries({}, optional=KNOB_VALUES),
+           max_new_tokens=st.one_of(st.integers(-3, 6), st.floats(0, 5), st.text(max_size=3)),
+           do_sample=st.booleans(), temperature=ANY_VALUE, prompt=st.one_of(st.text(max_size=40), st.lists(st.text())))
+    def one(method, target, assistant, knobs, max_new_tokens, do_sample, temperature, prompt):
+        fuzz_one(tiny, cache, dict(method=method, target=tiny.get(target, target),
+                                   assistant=tiny.get(assistant) if assistant else None, max_new_tokens=max_new_tokens,
+                                   do_sample=do_sample, temperature=temperature if temperature is not None else 1.0,
+                                   **knobs), prompt, counts)
+
+    one()
+    print(f"\nhostile fuzz: {counts}")
+    assert counts["tried"] >= 50 and counts["clean_errors"] >= 20, counts
 
 
-def test_fuzz_tried_enough_inputs():
-    print(f"\nfuzz: {FUZZ_COUNT}")
-    assert FUZZ_COUNT["tried"] >= 100 and FUZZ_COUNT["results"] >= 30, FUZZ_COUNT
+def test_fuzz_plausible_settings(tiny, cache):
+    from app.race.methods import METHODS
+
+    counts = {"tried": 0, "clean_errors": 0, "results": 0}
+
+    @settings(**FUZZ)
+    @given(method=st.sampled_from(METHOD_IDS), data=st.data(), do_sample=st.booleans(),
+           max_new_tokens=st.integers(1, 8), prompt=st.text(min_size=1, max_size=30))
+    def one(method, data, do_sample, max_new_tokens, prompt):
+        target, assistant = PAIRS[method]
+        knobs = data.draw(st.fixed_dictionaries({}, optional={k: VALID_KNOBS[k] for k in METHODS[method].knobs}))
+        for required in METHODS[method].required_knobs:
+            knobs.setdefault(required, data.draw(VALID_KNOBS[required]))
+        fuzz_one(tiny, cache, dict(method=method, target=tiny[target], assistant=tiny[assistant] if assistant else None,
+                                   max_new_tokens=max_new_tokens, do_sample=do_sample, **knobs), prompt, counts)
+
+    one()
+    print(f"\nplausible fuzz: {counts}")
+    assert counts["tried"] >= 50 and counts["results"] >= 30, counts
+
+
+def test_fuzz_strategies_cover_every_knob():
     assert set(KNOB_VALUES) == set(KNOBS) == set(VALID_KNOBS)

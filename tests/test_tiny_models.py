@@ -5,15 +5,13 @@ Every lossless speculative path must give exactly the plain greedy token ids (``
 from __future__ import annotations
 
 import copy
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tiny_models  # noqa: E402
+import tiny_models
 
 MAX_NEW_TOKENS = 24
 PROMPTS = ["The cat likes", "def add(a, b):"]

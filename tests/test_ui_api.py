@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import socket
 
+import gradio_client
 import pytest
 
-gradio_client = pytest.importorskip("gradio_client")
+from app.ui.config import UIConfig
+from app.ui.page import build_app
 
-from app.ui.config import UIConfig  # noqa: E402
-from app.ui.layout import build_demo, launch_kwargs  # noqa: E402
+pytestmark = pytest.mark.slow
 
 PROMPT = "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig."
 CONTRACT = {"preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
@@ -30,10 +31,9 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def client():
     config = UIConfig(port=free_port(), max_new_tokens_cap=64)
-    demo = build_demo(config)
-    demo.queue(default_concurrency_limit=config.generation_concurrency())
-    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=config.port, prevent_thread_lock=True, quiet=True,
-                            **launch_kwargs())
+    app = build_app(config)
+    demo = app.demo
+    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
     try:
         yield gradio_client.Client(url, verbose=False)
     finally:

@@ -41,7 +41,9 @@ if (why := _missing()) is not None:
         pytest.fail(f"browser test cannot run in CI: {why}", pytrace=False)
     pytest.skip(why, allow_module_level=True)
 
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402  (after the skip above)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def free_port() -> int:
@@ -115,7 +117,7 @@ def test_race_in_the_browser(server, browser, tmp_path):
     page = open_page(browser, url)
     choose_preset(page, PRESET)
     page.locator("#examples .gallery-item").first.click()
-    from app.engine.presets import get_preset
+    from app.core.presets import get_preset
 
     expect(page.locator("#prompt textarea")).to_have_value(get_preset(PRESET).example_prompts[0])
     set_max_new_tokens(page, 32)

@@ -10,30 +10,33 @@ import copy
 import gradio as gr
 import pytest
 
-from app.engine.errors import ArenaError
-from app.engine.loader import MODEL_CACHE
-from app.engine.methods import METHODS
-from app.engine.presets import KNOBS, load_presets
+from app.core.errors import ArenaError
+from app.core.knobs import KNOBS
+from app.core.loader import MODEL_CACHE
+from app.core.presets import load_presets
+from app.core.requests import build_request
+from app.race.methods import METHODS
+from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.ui.config import UIConfig, parse_args
-from app.ui.controls import preset_choices, preset_state
-from app.ui.handlers import Handlers, STREAM_OUTPUTS
-from app.ui.layout import build_demo, launch_kwargs
-from app.ui.render import PaneView, legend_html, pane_html, round_of_tokens, status_html, tokens_html
-from app.ui.render_stats import badge_html, hardware_html, rounds_chart_html, stats_html
-from app.ui.session import CONTROL_NAMES, SAMPLING, Session, request_from_api, request_from_controls
+from app.ui.html import status_html
+from app.ui.page import build_app, launch_kwargs
+from app.ui.race.controls import CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
+from app.ui.race.render import PaneView, legend_html, pane_html, round_of_tokens, tokens_html
+from app.ui.race.session import Session
+from app.ui.race.stats import badge_html, hardware_html, rounds_chart_html, stats_html
 
 from conftest import by_elem_id
 
 
-def _deps(demo: gr.Blocks, block, event: str) -> list:
-    return [fn for fn in demo.fns.values() if (block._id, event) in fn.targets]
+def _deps(app, block, event: str) -> list:
+    return [fn for fn in app.demo.fns.values() if (block._id, event) in fn.targets]
 
 
 # ----- construction and wiring -----------------------------------------------------------------
 def test_build_loads_no_model(built):
-    assert isinstance(built, gr.Blocks)
+    assert isinstance(built.demo, gr.Blocks)
     loads_before = MODEL_CACHE.load_count
-    build_demo(UIConfig())
+    build_app(UIConfig())
     assert MODEL_CACHE.load_count == loads_before
     kwargs = launch_kwargs()
     assert "css" in kwargs and ".tok-accepted" in kwargs["css"]
@@ -46,7 +49,7 @@ def test_build_loads_no_model(built):
     ("show-rejected", "change", "toggle_rejected"),
     ("preset", "change", None),
     ("decoding", "change", None),
-    ("examples", "click", "example_prompt"),
+    ("examples", "click", "example_picked"),
 ])
 def test_every_control_has_its_handler(built, elem_id, event, fn_name):
     deps = _deps(built, by_elem_id(built, elem_id), event)
@@ -57,20 +60,21 @@ def test_every_control_has_its_handler(built, elem_id, event, fn_name):
 
 def test_page_load_applies_the_preset(built):
     """gr.Number cannot start empty; the load event empties unset knobs and the seed (None = default/random)."""
-    loads = [fn for fn in built.fns.values() if any(event == "load" for _, event in fn.targets)]
+    loads = [fn for fn in built.demo.fns.values() if any(event == "load" for _, event in fn.targets)]
     outputs = {c._id for fn in loads for c in fn.outputs}
     for elem_id in ("seed", "status", "knob-assistant_confidence_threshold", "max-new-tokens"):
         assert by_elem_id(built, elem_id)._id in outputs, elem_id
 
 
 def test_race_events_take_every_control_and_share_one_queue_group(built):
-    handlers: Handlers = built.arena_handlers
+    handlers = built.race.handlers
     for elem_id, fn in (("run-btn", handlers.race_stream), ("measure-btn", handlers.measure_stream)):
         (dep,) = _deps(built, by_elem_id(built, elem_id), "click")
         assert dep.fn == fn
         assert len(dep.inputs) == 2 + len(CONTROL_NAMES)  # session, toggle, controls
-        assert len(dep.outputs) == len(STREAM_OUTPUTS)
-        assert dep.concurrency_id == "generation" and dep.concurrency_limit == 1  # CPU default
+        assert len(dep.outputs) == len(built.race.ui.stream_outputs())
+        assert dep.concurrency_id == "generation"
+        assert dep.concurrency_limit == built.config.generation_concurrency()  # 1 on a CPU, 2 on a GPU
         assert dep.types_generator, "the race must stream"
     (stop,) = _deps(built, by_elem_id(built, "stop-btn"), "click")
     assert stop.concurrency_limit is None and stop.concurrency_id != "generation", "Stop must not wait behind a race"
@@ -78,9 +82,9 @@ def test_race_events_take_every_control_and_share_one_queue_group(built):
 
 def test_every_input_control_feeds_an_event(built):
     """A control nobody reads is a wiring bug: every interactive input must be some event's input."""
-    used = {c._id for fn in built.fns.values() for c in fn.inputs}
+    used = {c._id for fn in built.demo.fns.values() for c in fn.inputs}
     kinds = (gr.Textbox, gr.Slider, gr.Number, gr.Dropdown, gr.Radio, gr.Checkbox, gr.Dataset)
-    controls = [b for b in built.blocks.values() if isinstance(b, kinds)]
+    controls = [b for b in built.demo.blocks.values() if isinstance(b, kinds)]
     assert len(controls) >= len(CONTROL_NAMES) + 2
     dangling = [getattr(b, "elem_id", None) or getattr(b, "label", None) for b in controls if b._id not in used]
     assert not dangling, f"controls without an event: {dangling}"
@@ -89,13 +93,13 @@ def test_every_input_control_feeds_an_event(built):
 
 
 def test_named_api_endpoints_exist(built):
-    names = {fn.api_name: fn for fn in built.fns.values() if fn.api_visibility == "public"}
+    names = {fn.api_name: fn for fn in built.demo.fns.values() if fn.api_visibility == "public"}
     assert {"race", "measure"} <= set(names), sorted(names)
     assert names["race"].concurrency_id == "generation" == names["measure"].concurrency_id
-    info = built.get_api_info()
+    info = built.demo.get_api_info()
     params = [p["parameter_name"] for p in info["named_endpoints"]["/race"]["parameters"]]
     assert params[:3] == ["preset", "prompt", "max_new_tokens"] and set(KNOBS) <= set(params)
-    ui_only = ("Session", "race_stream", "measure_stream", "stop", "toggle_rejected", "example_prompt")
+    ui_only = ("Session", "race_stream", "measure_stream", "stop", "toggle_rejected", "example_picked")
     assert not any(f"/{name}" in info["named_endpoints"] for name in ui_only), sorted(info["named_endpoints"])
 
 
@@ -150,7 +154,7 @@ def test_request_uses_only_the_active_knobs():
     assert sampled.preset.do_sample and sampled.preset.temperature == 0.7 and sampled.seed == 5
     with pytest.raises(ArenaError):
         request_from_controls(_controls(prompt_lookup_num_tokens=999))
-    api = request_from_api("offline-prompt-lookup", "x", {"max_new_tokens": 8, "assistant_early_exit": 3}, None)
+    api = build_request("offline-prompt-lookup", "x", {"max_new_tokens": 8, "assistant_early_exit": 3})
     assert api.preset.max_new_tokens == 8 and api.preset.prompt_lookup_num_tokens == 10  # None keeps the preset's
     with pytest.raises(ArenaError, match="does not apply"):
         METHODS["prompt-lookup"].check_preset(api.preset)  # like the CLI: a foreign knob is an error
@@ -158,36 +162,29 @@ def test_request_uses_only_the_active_knobs():
 
 def test_session_is_per_user():
     s = Session()
-    s.latest = {"x": 1}
+    s.latest = _result()
     fresh = copy.deepcopy(s)  # what gr.State does for every new session
     assert fresh is not s and fresh.latest is None and fresh.race is None
     state = gr.State(s)
     assert isinstance(state.value, Session) and state.value is not s
 
 
-def test_errors_become_a_message_not_a_traceback():
+def test_errors_become_a_message_not_a_traceback(built):
     """A local folder on a server without --allow-local-models: clear message, app keeps going, no model loaded."""
-    handlers = Handlers(UIConfig())
+    handlers = built.race.handlers
     loads_before = MODEL_CACHE.load_count
     values = _controls(target="/tmp/some-local-model")
     frames = list(handlers.race_stream(Session(), False, *[values[n] for n in CONTROL_NAMES]))
-    last = dict(zip(STREAM_OUTPUTS, frames[-1]))
-    assert "status-error" in last["status"] and "--allow-local-models" in last["status"]
-    assert "Traceback" not in "".join(str(v) for v in frames[-1])
+    status = frames[-1][built.race.ui.status]
+    assert "status-error" in status and "--allow-local-models" in status
+    assert "Traceback" not in "".join(str(v) for v in frames[-1].values())
     assert MODEL_CACHE.load_count == loads_before
 
 
 # ----- render functions ---------------------------------------------------------------------------
-TOKENS = [
-    {"id": 1, "text": "The", "status": "resampled"},
-    {"id": 2, "text": " cat", "status": "accepted"},
-    {"id": 3, "text": " sat", "status": "accepted"},
-    {"id": 4, "text": " on", "status": "bonus"},
-    {"id": 5, "text": " <script>alert(1)</script>", "status": "target"},
-]
-ROUNDS = [{"drafted": 3, "accepted": 0, "rejected_text": 'A "dog" <b>'},
-          {"drafted": 2, "accepted": 2, "rejected_text": ""},
-          {"drafted": 0, "accepted": 0, "rejected_text": ""}]
+TOKENS = [Token(1, "The", "resampled"), Token(2, " cat", "accepted"), Token(3, " sat", "accepted"),
+          Token(4, " on", "bonus"), Token(5, " <script>alert(1)</script>", "target")]
+ROUNDS = [Round(3, 0, 'A "dog" <b>'), Round(2, 2, ""), Round(0, 0, "")]
 
 
 def test_legend_lists_every_status():
@@ -216,8 +213,8 @@ def test_rejected_draft_is_in_the_title_and_inline_on_demand():
 
 def test_prompt_injection_in_every_text_field_is_escaped():
     evil = '<img src=x onerror="alert(1)">'
-    view = PaneView("assisted", evil, evil, tokens=[{"id": 1, "text": evil, "status": "accepted"}],
-                    rounds=[{"drafted": 1, "accepted": 1, "rejected_text": evil}], phase="running", message=evil)
+    view = PaneView("assisted", evil, evil, tokens=[Token(1, evil, "accepted")], rounds=[Round(1, 1, evil)],
+                    phase="running", message=evil)
     for html in (pane_html(view), status_html(evil, "error"), rounds_chart_html(view.rounds)):
         assert "<img" not in html
 
@@ -229,31 +226,31 @@ def test_pane_shows_rate_phase_and_divergence():
     assert "tok-accepted" not in html  # the baseline pane is plain target text
 
 
-def _result(**changes):
-    base = {"text": "a", "token_ids": [1, 2], "new_tokens": 2, "seconds": 1.0, "tokens_per_second": 2.0,
-            "ttft_seconds": 0.1}
-    result = {"preset": "p", "method": "prompt-lookup", "mode": "concurrent", "do_sample": False, "device": "cpu",
-              "baseline": base, "assisted": dict(base, tokens=TOKENS, rounds=ROUNDS, acceptance_rate=0.4,
-                                                 mean_accepted_length=1.67, tokens_per_second=3.0),
-              "speedup": 1.5, "identical": True, "first_divergence": None}
-    result.update(changes)
-    return result
+def _result(baseline_seconds: float = 1.5, assisted_seconds: float = 1.0, assisted_ids=(1, 2, 3),
+            **changes) -> RaceResult:
+    """A finished race: 3 tokens each side; speedup = baseline seconds / assisted seconds."""
+    fields = dict(preset="p", method="prompt-lookup", target="t", assistant=None, mode="concurrent",
+                  do_sample=False, device="cpu",
+                  baseline=SideResult("a", [1, 2, 3], baseline_seconds, 0.1),
+                  assisted=AssistedResult("a", list(assisted_ids), assisted_seconds, 0.1, tokens=TOKENS,
+                                          rounds=[Round(3, 2, "x"), Round(2, 0, "y")]))
+    fields.update(changes)
+    return RaceResult(**fields)
 
 
 def test_stats_show_speedup_label_and_badges():
     html = stats_html(_result(), race=_result(), measured=None)
     assert "1.50\u00d7" in html and "concurrent race" in html and "badge-identical" in html
-    assert "40%" in html and "1.67" in html and "Measure fairly" in html
-    both = stats_html(_result(mode="sequential"), race=_result(), measured=_result(speedup=1.2, mode="sequential"))
+    assert "40%" in html and "2.00" in html and "Measure fairly" in html
+    both = stats_html(_result(mode="sequential"), race=_result(),
+                      measured=_result(baseline_seconds=1.2, mode="sequential"))
     assert "1.20\u00d7" in both and "1.50\u00d7" in both
-    sampled = badge_html(_result(identical=False, first_divergence=3, do_sample=True))
-    assert "diverged" in sampled and "at token 3" in sampled and "expected with sampling" in sampled
-    lossy = badge_html(_result(identical=False, first_divergence=0, method="ensemble"), lossless=False)
+    sampled = badge_html(_result(assisted_ids=(1, 2, 9), do_sample=True))
+    assert "diverged" in sampled and "at token 2" in sampled and "expected with sampling" in sampled
+    lossy = badge_html(_result(assisted_ids=(9, 2, 3), method="ensemble"), lossless=False)
     assert "lossy by design" in lossy and "badge-expected" in lossy
-    assert "badge-unexpected" in badge_html(_result(identical=False, first_divergence=1))
-    stopped = _result(identical=False, first_divergence=1, stopped=True)
-    stopped["assisted"] = dict(stopped["assisted"], new_tokens=1)
-    assert "identical so far" in badge_html(stopped)  # a Stop cuts the runs at different lengths
+    assert "badge-unexpected" in badge_html(_result(assisted_ids=(1, 9, 3)))
+    assert "identical so far" in badge_html(_result(assisted_ids=(1,), stopped=True))  # a Stop cuts the runs short
 
 
 def test_chart_has_one_bar_group_per_round():

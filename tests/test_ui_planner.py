@@ -10,37 +10,48 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from app.engine.planner import PlanOptions, plan_from_numbers
+from app.planner.plan import PlanOptions, plan_from_numbers
 from app.ui.config import UIConfig
-from app.ui.planner_tab import (REPORT, PlannerHandlers, PlanState, export_dir, export_plan, parse_prices,
-                                plan_options)
-from app.ui.render_plan import (advice_html, check_html, cost_html, headline_html, memory_html, message_html,
-                                plot_html, progress_html, table_html)
+from app.ui.html import status_html
+from app.ui.page import build_app
+from app.ui.planner.handlers import PlanState, export_dir, export_plan, parse_prices, plan_options
+from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
+                                   progress_html, table_html)
 from conftest import by_elem_id, make_preset
 
-
-def _deps(demo: gr.Blocks, elem_id: str, event: str = "click") -> list:
-    block = by_elem_id(demo, elem_id)
-    return [fn for fn in demo.fns.values() if (block._id, event) in fn.targets]
+REPORT = ("status", "headline", "plot", "table", "check", "memory", "cost", "advice", "json_file", "csv_file", "raw")
 
 
-def _html(frame: tuple) -> str:
-    return "".join(v for v in frame if isinstance(v, str))
+def _deps(app, elem_id: str, event: str = "click") -> list:
+    block = by_elem_id(app, elem_id)
+    return [fn for fn in app.demo.fns.values() if (block._id, event) in fn.targets]
+
+
+@pytest.fixture(scope="module")
+def local_planner():
+    """The Planner tab of a server launched with --allow-local-models (the tiny models are local folders)."""
+    return build_app(UIConfig(allow_local_models=True)).planner
+
+
+def named(planner, frame: dict) -> dict:
+    """A handler's {component: value} as {name: value} over the report, the buttons and the status."""
+    by_id = {id(getattr(planner.ui, n)): n for n in (*REPORT, "measure", "stop")}
+    return {by_id[id(c)]: v for c, v in frame.items() if id(c) in by_id}
 
 
 # ----- building and wiring -----------------------------------------------------------------------
 def test_tabs_hold_race_and_planner(built):
-    tabs = [b for b in built.blocks.values() if isinstance(b, gr.Tab)]
+    tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
     assert [t.label for t in tabs] == ["Race", "Planner"]
     for elem_id in ("run-btn", "pane-assisted", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
         by_elem_id(built, elem_id)
 
 
 def test_compute_measure_stop_are_wired(built):
-    handlers: PlannerHandlers = built.planner["handlers"]
+    handlers = built.planner.handlers
     (compute,) = _deps(built, "plan-compute-btn")
     assert compute.fn == handlers.plan_calculate and compute.concurrency_id != "generation"
-    assert [c.elem_id for c in compute.outputs] == [built.planner[k].elem_id for k in REPORT]
+    assert [c.elem_id for c in compute.outputs] == [getattr(built.planner.ui, k).elem_id for k in REPORT]
     (measure,) = _deps(built, "plan-measure-btn")
     assert measure.fn == handlers.plan_measure and measure.types_generator
     (race,) = _deps(built, "run-btn")
@@ -52,12 +63,12 @@ def test_compute_measure_stop_are_wired(built):
 
 
 def test_plan_api_endpoint(built):
-    names = {fn.api_name: fn for fn in built.fns.values() if fn.api_visibility == "public"}
+    names = {fn.api_name: fn for fn in built.demo.fns.values() if fn.api_visibility == "public"}
     assert {"race", "measure", "plan"} <= set(names)
     assert names["plan"].concurrency_id == "generation"
-    params = [p["parameter_name"] for p in built.get_api_info()["named_endpoints"]["/plan"]["parameters"]]
+    params = [p["parameter_name"] for p in built.demo.get_api_info()["named_endpoints"]["/plan"]["parameters"]]
     assert params[:4] == ["preset", "prompts", "alpha", "c"]
-    endpoint = built.planner["handlers"].make_endpoint()
+    endpoint = built.planner.handlers.make_endpoint()
     plan = endpoint(alpha=0.8, c=0.05)
     assert (plan["best_gamma"], round(plan["predicted_speedup"], 2)) == (8, 3.09)
     with pytest.raises(gr.Error, match="alpha must be"):
@@ -65,11 +76,9 @@ def test_plan_api_endpoint(built):
 
 
 # ----- calculator --------------------------------------------------------------------------------
-def test_calculator_gives_the_seeds_answer():
-    handlers = PlannerHandlers(UIConfig())
-    frame = handlers.plan_calculate(0.8, 0.05, "A10 24GB=1.29\nH100 SXM 80GB=4.29", 720)
-    assert len(frame) == len(REPORT)
-    out = dict(zip(REPORT, frame))
+def test_calculator_gives_the_articles_answer(built):
+    out = named(built.planner, built.planner.handlers.plan_calculate(0.8, 0.05, "A10 24GB=1.29\nH100 SXM 80GB=4.29", 720))
+    assert set(out) == set(REPORT)
     assert "3.09x" in out["headline"] and ">8<" in out["headline"] and "best gamma" in out["headline"]
     assert "alpha exceeds c" in out["headline"]
     assert "<svg" in out["plot"] and "best gamma 8: 3.09x" in out["plot"]
@@ -78,16 +87,17 @@ def test_calculator_gives_the_seeds_answer():
     assert "$628.42" in out["cost"]  # A10 720 h x $1.29 x (1 - 1/3.0921)
 
 
-def test_bad_alpha_gives_a_clear_message(monkeypatch):
+def test_bad_alpha_gives_a_clear_message(built, monkeypatch):
     warnings = []
     monkeypatch.setattr(gr, "Warning", lambda msg: warnings.append(msg))
-    handlers = PlannerHandlers(UIConfig())
-    frame = handlers.plan_calculate(1.5, 0.05, "", 720)
-    assert "alpha must be an acceptance rate between 0 and 1" in frame[0] and "Traceback" not in frame[0]
-    assert all(isinstance(v, type(gr.skip())) for v in frame[1:])
+    handlers = built.planner.handlers
+    out = named(built.planner, handlers.plan_calculate(1.5, 0.05, "", 720))
+    assert list(out) == ["status"]  # nothing else changes
+    assert "alpha must be an acceptance rate between 0 and 1" in out["status"] and "Traceback" not in out["status"]
     assert warnings and "1.5" in warnings[0]
-    assert "Enter both alpha" in handlers.plan_calculate(None, 0.05, "", 720)[0]
-    assert "NAME=DOLLARS_PER_HOUR" in handlers.plan_calculate(0.8, 0.05, "A10 costs a lot", 720)[0]
+    assert "Enter both alpha" in named(built.planner, handlers.plan_calculate(None, 0.05, "", 720))["status"]
+    assert "alpha must be a number" in named(built.planner, handlers.plan_calculate("abc", 0.05, "", 720))["status"]
+    assert "NAME=DOLLARS_PER_HOUR" in named(built.planner, handlers.plan_calculate(0.8, 0.05, "A10 costs a lot", 720))["status"]
 
 
 def test_alpha_not_above_c_says_so_in_plain_words():
@@ -117,7 +127,7 @@ def test_render_functions_escape_text():
     plan["memory"] = {"error": evil}
     plan["measured_points"] = [{"gamma": 3, "speedup": 1.2, "label": evil}]
     html = "".join([headline_html(plan), plot_html(plan), table_html(plan), check_html(plan), memory_html(plan),
-                    cost_html(plan), advice_html(plan), message_html(evil, "error"), progress_html([evil, evil])])
+                    cost_html(plan), advice_html(plan), status_html(evil, "error"), progress_html([evil, evil])])
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 
@@ -127,43 +137,44 @@ def test_progress_shows_the_newest_line_first():
 
 
 # ----- measuring on tiny models ------------------------------------------------------------------
-def test_measure_streams_progress_and_a_plan(tiny, monkeypatch):
+def test_measure_streams_progress_and_a_plan(tiny, local_planner, monkeypatch):
     monkeypatch.setattr(gr, "Warning", lambda msg: None)
-    handlers = PlannerHandlers(UIConfig(allow_local_models=True))
+    handlers = local_planner.handlers
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=12)
     state = PlanState()
     options = PlanOptions(max_new_tokens=12, repeats=2, steps=3)
-    frames = list(handlers.measure_preset(state, preset, ["Hello there", "One two three"], options))
-    assert len(frames) >= 2 and all(len(f) == len(REPORT) + 2 for f in frames)
-    assert "plan-progress" in frames[0][0]
-    last = dict(zip(REPORT, frames[-1]))
+    frames = [named(local_planner, f) for f in handlers.measure_preset(state, preset, ["Hello there", "One two three"],
+                                                                       options)]
+    assert len(frames) >= 2 and "plan-progress" in frames[0]["status"]
+    assert "interactive" in str(frames[0]["stop"])
+    last = frames[-1]
+    assert set(last) == {*REPORT, "measure", "stop"}
     assert "Measured" in last["status"], last["status"]
     plan = last["raw"]
     assert plan is state.plan and plan["mode"] == "measured" and 0.0 <= plan["alpha"] <= 1.0
     assert plan["check"]["constant"]["identical"]  # greedy assisted == plain greedy
-    assert "alpha, seed-style" in last["headline"] and "Predicted vs measured" in last["check"]
+    assert "alpha, by agreement" in last["headline"] and "Predicted vs measured" in last["check"]
     assert "plan-fit" in last["memory"]
     assert not state.running
 
 
-def test_measure_refuses_local_folders_unless_allowed(tiny, monkeypatch):
+def test_measure_refuses_local_folders_unless_allowed(built, tiny, monkeypatch):
     monkeypatch.setattr(gr, "Warning", lambda msg: None)
-    handlers = PlannerHandlers(UIConfig(allow_local_models=False))
-    frames = list(handlers.plan_measure(PlanState(), "offline-uad", tiny["llama_target"], "", "", 12, 24, 4096,
-                                        "bfloat16", "", 720))
-    assert len(frames) == 1 and "plan-msg-error" in frames[0][0] and "Traceback" not in frames[0][0]
+    frames = [named(built.planner, f) for f in built.planner.handlers.plan_measure(
+        PlanState(), "offline-uad", tiny["llama_target"], "", "", 12, 24, 4096, "bfloat16", "", 720)]
+    assert len(frames) == 1 and "status-error" in frames[0]["status"] and "Traceback" not in frames[0]["status"]
 
 
-def test_stop_before_the_first_step_cancels(tiny, monkeypatch):
-    handlers = PlannerHandlers(UIConfig(allow_local_models=True))
+def test_stop_before_the_first_step_cancels(tiny, local_planner):
+    handlers = local_planner.handlers
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=8)
     state = PlanState()
     gen = handlers.measure_preset(state, preset, ["Hi"], PlanOptions(max_new_tokens=8, repeats=1, steps=2))
     next(gen)
     state.cancel.set()
-    frames = list(gen)
-    assert "Stopped" in frames[-1][0] or "Measured" in frames[-1][0]  # a tiny run may finish first
-    assert handlers.plan_stop(state).count("Nothing is being measured") == 1
+    status = named(local_planner, list(gen)[-1])["status"]
+    assert "Stopped" in status or "Measured" in status  # a tiny run may finish first
+    assert "Nothing is being measured" in named(local_planner, handlers.plan_stop(state))["status"]
 
 
 # ----- export ------------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from test_ui_browser import ARGS, CHROMIUM, ROOT, server  # noqa: F401  (the module's skip applies here too)
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect, sync_playwright
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +58,7 @@ def test_bad_alpha_shows_a_message_and_the_race_tab_still_works(page):
     page.get_by_role("tab", name="Planner").click()
     page.locator("#plan-alpha input").fill("1.5")
     page.click("#plan-compute-btn")
-    expect(page.locator("#plan-status .plan-msg-error")).to_contain_text("between 0 and 1", timeout=20_000)
+    expect(page.locator("#plan-status .status-error")).to_contain_text("between 0 and 1", timeout=20_000)
     page.get_by_role("tab", name="Race").click()
     expect(page.locator("#run-btn")).to_be_visible()
     expect(page.locator("#pane-assisted")).to_be_visible()

@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-import sys
-import threading
-
 import pytest
 
-pytest.importorskip("gradio_client")
+import threading
 
-from conftest import ROOT  # noqa: E402
+from benchmarks import users
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from app.core.loader import MODEL_CACHE
+from app.ui.config import UIConfig
+from app.ui.page import build_app
 
-import users  # noqa: E402
-
-from app.engine.loader import MODEL_CACHE  # noqa: E402
-from app.ui.config import UIConfig  # noqa: E402
-from app.ui.layout import build_demo, launch_kwargs  # noqa: E402
+pytestmark = pytest.mark.slow
 
 
 def test_concurrent_sessions_each_get_their_own_correct_result():
     config = UIConfig(port=users.free_port(), concurrency_limit=2)
-    demo = build_demo(config)
-    demo.queue(default_concurrency_limit=config.generation_concurrency())
-    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=config.port, prevent_thread_lock=True, quiet=True,
-                            **launch_kwargs())
+    app = build_app(config)
+    demo = app.demo
+    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
     try:
         jobs = [users.JOBS[0], users.JOBS[1], users.JOBS[2]]
         solo = []

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..engine.setup import Limits
+from ..core.requests import Limits
 
 DEFAULT_PRESET = "offline-prompt-lookup"
 
@@ -44,7 +44,7 @@ class UIConfig:
 
     def apply_memory_budget(self) -> None:
         """Set the process-wide model cache's budget (bytes of weights per device)."""
-        from ..engine.loader import MODEL_CACHE
+        from ..core.loader import MODEL_CACHE
 
         MODEL_CACHE.budget_bytes = None if self.memory_budget_gb is None else int(self.memory_budget_gb * 1e9)
 
@@ -103,8 +103,8 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
     """Parse the command line into a :class:`UIConfig` (exits with a usage line on bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ..engine.errors import ArenaError
-    from ..engine.presets import get_preset
+    from ..core.errors import ArenaError
+    from ..core.presets import get_preset
 
     try:
         get_preset(args.preset)

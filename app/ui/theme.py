@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import gradio as gr
 
-OKABE_ITO = {"accepted": "#0072B2", "resampled": "#E69F00", "bonus": "#CC79A7", "vermillion": "#D55E00",
-             "green": "#009E73", "sky": "#56B4E9"}
-
-
 def make_theme() -> gr.themes.Base:
     """A quiet theme with system fonts."""
     return gr.themes.Soft(
@@ -202,9 +198,6 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .plan-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
 .plan-empty, .plan-note { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .plan-note { margin-top: 8px; font-size: 0.78rem; }
-.plan-msg { padding: 8px 12px; border-radius: 8px; font-size: 0.9rem; border: 1px solid var(--border-color-primary); }
-.plan-msg-ok { background: rgba(0,158,115,.08); border-color: rgba(0,158,115,.35); }
-.plan-msg-error { background: rgba(213,94,0,.08); border-color: rgba(213,94,0,.45); color: #a34700; }
 .plan-progress { padding: 8px 12px; border-radius: 8px; border: 1px solid rgba(0,114,178,.35);
   background: rgba(0,114,178,.06); font-size: 0.9rem; font-variant-numeric: tabular-nums; }
 .plan-log { margin: 6px 0 0 18px; padding: 0; color: var(--body-text-color-subdued); font-size: 0.8rem;
@@ -260,5 +253,5 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 #plan-downloads { gap: 10px; }
 .dark .plan-stat-speedup .plan-stat-value, .dark .plan-stat-gamma .plan-stat-value,
 .dark .plan-grid td.cell-best b { color: #56B4E9; }
-.dark .plan-msg-error, .dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
+.dark .dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
 """

@@ -1,0 +1,49 @@
+"""Pieces every sub-command shares: the one-line-error parser, knob flags from the knob table, logging."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any, Iterable
+
+from ..core.errors import ArenaError
+from ..core.knobs import KNOB_TABLE
+
+
+class CleanParser(argparse.ArgumentParser):
+    """argparse that reports errors as one line (ArenaError: exit status 2, no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ArenaError(f"{self.prog}: {message}")
+
+
+def add_knob_flags(parser: argparse.ArgumentParser, names: Iterable[str], **help_overrides: str) -> None:
+    """One flag per knob, named, typed and bounded by the knob table (``--prompt-lookup-num-tokens``)."""
+    for name in names:
+        k = KNOB_TABLE[name]
+        metavar = "{" + ",".join(k.choices) + "}" if k.choices else k.kind.upper()
+        parser.add_argument(k.flag, dest=name, type=k.parse_flag, metavar=metavar,
+                            help=help_overrides.get(name, f"{k.help} ({k.bounds_text()})"))
+
+
+def given(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """{name: value} of the flags that were given (not None)."""
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
+def configure_logging(verbose: bool) -> None:
+    """Quiet by default: our progress and library warnings only with --verbose."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s", force=True)
+    if not verbose:
+        import transformers
+
+        transformers.utils.logging.set_verbosity_error()
+        transformers.utils.logging.disable_progress_bar()
+        logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
+
+
+def progress_logger(message: str) -> None:
+    """Loading and measuring progress, logged for --verbose."""
+    logging.getLogger("app").info(message)

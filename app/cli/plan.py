@@ -1,0 +1,214 @@
+"""``python -m app plan``: the draft planner on the command line (alpha, c, best gamma; docs/DESIGN.md §5).
+
+    python -m app plan --preset ID [--prompts FILE] [--json] [--csv FILE]
+    python -m app plan --target SPEC --assistant SPEC [--method drafter|uad|...] [--prompts FILE]
+    python -m app plan --alpha A --c C [--json]          # the calculator, nothing measured
+
+A bad input raises ArenaError (one clear line on stderr, exit 2); with --json exactly one JSON
+object goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaError
+from ..core.knobs import FLAG
+from ..core.presets import METHOD_IDS, Preset, get_preset
+from ..core.requests import PROMPT_SEPARATOR, apply_overrides, read_text_file, split_prompts
+from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
+from ..planner.memory import DTYPE_BYTES
+from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
+                              predicted_text, saving_text)
+from .common import add_knob_flags, progress_logger
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    what = p.add_argument_group("what to plan (a preset, models, or alpha and c)")
+    what.add_argument("--preset", help="preset id (see `python -m app presets`)")
+    what.add_argument("--target", help="target model spec (overrides the preset's)")
+    what.add_argument("--assistant", help="drafter model spec (overrides the preset's)")
+    what.add_argument("--method", choices=METHOD_IDS, help="method when no preset is given (default: drafter, "
+                      "or uad when the vocabularies differ)")
+    add_knob_flags(what, ("assistant_early_exit", "prompt_lookup_num_tokens"),
+                   assistant_early_exit="exit layer for --method layerskip",
+                   prompt_lookup_num_tokens="draft length for --method prompt-lookup")
+    what.add_argument("--alpha", type=float, help="acceptance rate in [0, 1]: skip measuring (calculator)")
+    what.add_argument("--c", type=float, help="cost ratio > 0, draft step / target step: skip measuring")
+    what.add_argument("--speedup", type=float, help="calculator: also price this measured speedup")
+    run = p.add_argument_group("measuring")
+    run.add_argument("--prompts", type=Path,
+                     help=f"prompts file: one per line, or blocks separated by '{PROMPT_SEPARATOR}' lines")
+    run.add_argument("--prompt", action="append", help="a prompt (repeatable)")
+    add_knob_flags(run, ("max_new_tokens",), max_new_tokens="tokens generated per prompt (default: the preset's)")
+    run.add_argument("--repeats", type=int, default=5, help="repetitions of the c timing (median, spread)")
+    run.add_argument("--steps", type=int, default=8, help="one-token steps per repetition")
+    run.add_argument("--no-check", action="store_true", help="skip racing the best gamma and the default")
+    run.add_argument("--threads", type=int, help="torch CPU threads (1 is steadiest on a busy machine)")
+    mem = p.add_argument_group("memory and cost")
+    mem.add_argument("--dtype", default="bfloat16", choices=tuple(DTYPE_BYTES), help="weight dtype for the memory maths")
+    mem.add_argument("--context", type=int, default=4096, help="cached tokens for the memory maths")
+    mem.add_argument("--gpu-memory", type=float, default=24.0, help="GPU memory in GB for the fit check")
+    mem.add_argument("--gpu-price", action="append", metavar="NAME=USD_PER_HOUR",
+                     help=f"GPU price (repeatable; default {', '.join(f'{g.name}={g.dollars_per_hour}' for g in DEFAULT_GPUS)})")
+    mem.add_argument("--hours-per-month", type=float, default=HOURS_PER_MONTH)
+    out = p.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    out.add_argument("--csv", type=Path, metavar="FILE", help="also write the plan as key,value CSV")
+    out.add_argument("--verbose", action="store_true", help="log progress and library warnings to stderr")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the `plan` subcommand to an argparse subparsers object; returns its parser."""
+    p = subparsers.add_parser("plan", help="measure alpha and c, predict the best gamma, memory and cost")
+    _add_arguments(p)
+    return p
+
+
+def read_prompts(args: argparse.Namespace) -> list[str]:
+    """Prompts from --prompt and --prompts FILE (blocks split by '---' lines, else one per line)."""
+    prompts = [p for p in (args.prompt or []) if p.strip()]
+    if args.prompts is not None:
+        found = split_prompts(read_text_file(args.prompts, "prompts file"))
+        if not found:
+            raise ArenaError(f"The prompts file {args.prompts} has no prompts.")
+        prompts += found
+    return prompts
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise ArenaError(message)
+
+    if (args.alpha is None) != (args.c is None):
+        raise ArenaError("Give both --alpha and --c for the calculator (or neither, to measure them).")
+    if args.alpha is not None:
+        need(math.isfinite(args.alpha) and 0.0 <= args.alpha <= 1.0, f"--alpha must be between 0 and 1; got {args.alpha}.")
+        need(math.isfinite(args.c) and args.c > 0, f"--c must be a cost ratio above 0 (draft step / target step); got {args.c}.")
+    if args.speedup is not None:
+        need(math.isfinite(args.speedup) and args.speedup > 0, f"--speedup must be above 0; got {args.speedup}.")
+    need(args.repeats >= 1 and args.steps >= 1, "--repeats and --steps must be at least 1.")
+    need(args.threads is None or args.threads >= 1, f"--threads must be at least 1; got {args.threads}.")
+    need(args.context >= 1, f"--context must be at least 1 token; got {args.context}.")
+    need(math.isfinite(args.gpu_memory) and args.gpu_memory > 0, f"--gpu-memory must be above 0 GB; got {args.gpu_memory}.")
+    need(math.isfinite(args.hours_per_month) and args.hours_per_month > 0, "--hours-per-month must be above 0.")
+
+
+def preset_from_args(args: argparse.Namespace) -> Preset:
+    """The preset to measure: --preset with overrides, or one built from --target/--assistant."""
+    changes: dict[str, Any] = {k: getattr(args, k) for k in ("target", "assistant", "method", "assistant_early_exit",
+                                                          "prompt_lookup_num_tokens", "max_new_tokens")
+                               if getattr(args, k) is not None}
+    if args.preset:
+        return apply_overrides(get_preset(args.preset), changes, FLAG)
+    if not args.target:
+        raise ArenaError("Say what to plan: --preset ID, --target SPEC --assistant SPEC, or --alpha A --c C.")
+    method = args.method
+    if method is None:
+        if not args.assistant:
+            raise ArenaError("--target alone needs --assistant SPEC, or --method prompt-lookup, or "
+                             "--method layerskip --assistant-early-exit N.")
+        from ..core.loader import MODEL_CACHE
+
+        same = MODEL_CACHE.get_tokenizer(args.target).get_vocab() == MODEL_CACHE.get_tokenizer(args.assistant).get_vocab()
+        method = "drafter" if same else "uad"
+    changes["method"] = method
+    if method == "prompt-lookup" and args.prompt_lookup_num_tokens is None:
+        changes["prompt_lookup_num_tokens"] = 10
+    base = Preset(id="plan", method=method, title="command line plan", description="built from plan arguments",
+                  target=args.target)
+    return apply_overrides(base, changes, FLAG)
+
+
+def _calculator(args: argparse.Namespace, options: Any) -> dict:
+    """--alpha/--c: the calculator, plus memory from configs when models are named (nothing loaded)."""
+    from ..planner.plan import calculator_plan
+
+    return calculator_plan(args.alpha, args.c, options, args.speedup, args.preset, args.target, args.assistant,
+                           args.method)
+
+
+def build_plan(args: argparse.Namespace) -> dict:
+    """The plan dict for parsed arguments (calculator or measured)."""
+    from ..planner.plan import PlanOptions, plan_for_preset
+
+    _check_numbers(args)
+    gpus = tuple(parse_gpu_price(g) for g in args.gpu_price) if args.gpu_price else DEFAULT_GPUS
+    options = PlanOptions(dtype=args.dtype, context_tokens=args.context, gpu_memory_gb=args.gpu_memory, gpus=gpus,
+                          hours_per_month=args.hours_per_month, max_new_tokens=args.max_new_tokens,
+                          repeats=args.repeats, steps=args.steps, check=not args.no_check)
+    if args.alpha is not None:
+        return _calculator(args, options)
+    preset = preset_from_args(args)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    return plan_for_preset(preset, read_prompts(args) or None, options, progress=progress_logger)
+
+
+def _human(plan: dict, out: Any = None) -> None:
+    w = (out or sys.stdout).write
+    m = plan.get("measurement")
+    if m:
+        a, c = m["alpha_seed"], m["c"]
+        helper = f" + {plan['assistant']}" if plan.get("assistant") else ""
+        w(f"{plan['method']} on {plan['device']}: {plan['target']}{helper}\n")
+        w(f"alpha by agreement {alpha_value_text(a['value'])} ({a['space']}; {a['how']})\n")
+        obs = m.get("alpha_observed")
+        if obs:
+            w(f"alpha observed   {obs['value']:.3f} per token, accepted/drafted {obs['acceptance_rate']:.3f} "
+              f"over {obs['drafting_rounds']} drafting rounds\n")
+        w(f"c {c_spread_text(c)}\n")
+    w(f"using alpha {plan['alpha']:.3f}, c {plan['c']:.4f}: best gamma {plan['best_gamma']} -> "
+      f"{plan['predicted_speedup']:.2f}x predicted (Theorem 3.8)\n{plan['verdict']['text']}\n")
+    hw = plan.get("hardware_adjusted")
+    if hw:
+        v = hw["verify_slope"]
+        w(f"this hardware: verifying costs {v['value']:.3f} step per extra token ({v['low']:.3f}..{v['high']:.3f}), "
+          f"effective c {hw['c_effective']:.4f}: best gamma {hw['best_gamma']} -> {hw['predicted_speedup']:.2f}x\n")
+    w("\n")
+    top = max(p["speedup"] for p in plan["curve"])
+    for p in plan["curve"]:
+        w(f"  gamma {p['gamma']:>2}  {p['speedup']:5.2f}x  {'#' * int(round(30 * p['speedup'] / top))}\n")
+    t = plan["table"]
+    w("\nalpha \\ c " + "".join(f"{c:>14g}" for c in t["cs"]) + "\n")
+    for a, row in zip(t["alphas"], t["cells"]):
+        cells = [f"{'*' if x['measured'] else ''}g{x['best_gamma']} {x['speedup']:.2f}x" for x in row]
+        w(f"{a:<10g}" + "".join(f"{cell:>14}" for cell in cells) + "\n")
+    for run in check_runs(plan):
+        w(f"\n{run['label']}: measured {run['measured_speedup']:.2f}x, predicted {predicted_text(run)}, cost model on "
+          f"its rounds {run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
+    if plan.get("check"):
+        w(f"\n{plan['check']['recommendation']}\n")
+    mem = plan.get("memory") or {}
+    if mem:
+        w(f"\n{memory_text(mem)}\n")
+    for row in plan["cost"]["rows"]:
+        w(f"{row['label']} {row['speedup']:.2f}x {saving_text(row['gpu_time_saved'])}: "
+          + ", ".join(f"{g['gpu']} ${abs(g['monthly_savings']):,.2f}/month" for g in row["per_gpu"]) + "\n")
+    for line in plan.get("advice", []):
+        w(f"- {line}\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `plan`: print the plan (human or --json), write --csv; ArenaError for bad input."""
+    from ..planner.report import plan_to_csv
+
+    plan = build_plan(args)
+    if args.csv is not None:
+        try:
+            args.csv.write_text(plan_to_csv(plan), encoding="utf-8")
+        except OSError as exc:
+            raise ArenaError(f"Cannot write {args.csv}: {exc.strerror}") from None
+    if args.json:
+        sys.stdout.write(json.dumps(plan, ensure_ascii=False) + "\n")
+    else:
+        _human(plan)
+    return 0

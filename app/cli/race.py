@@ -1,0 +1,97 @@
+"""``python -m app race``: race plain and assisted generation of one preset (docs/DESIGN.md §4)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaError
+from ..core.knobs import FLAG, KNOBS
+from ..core.presets import DTYPES, QUANTIZATIONS
+from ..core.requests import RaceRequest, build_request, read_text_file
+from ..race.result import STATUSES, RaceResult
+from .common import add_knob_flags, given, progress_logger
+
+ANSI = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": "\033[38;5;141m",
+        "target": "\033[0m", "reset": "\033[0m", "bold": "\033[1m"}
+#: Preset fields a flag of the same name overrides.
+FIELD_FLAGS = ("target", "assistant", "dtype", "quantization")
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    race = sub.add_parser("race", help="race baseline and assisted generation of one preset")
+    race.add_argument("--preset", required=True)
+    race.add_argument("--prompt", action="append", help="the prompt (give it once: assisted generation is batch size 1)")
+    race.add_argument("--prompt-file", type=Path)
+    race.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
+    race.add_argument("--sequential", action="store_true", help="warm up, then time the sides one after the other")
+    race.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    race.add_argument("--target")
+    race.add_argument("--assistant")
+    race.add_argument("--no-chat-template", action="store_true")
+    race.add_argument("--dtype", choices=DTYPES)
+    race.add_argument("--quantization", choices=QUANTIZATIONS)
+    race.add_argument("--verbose", action="store_true", help="log loading progress and library warnings to stderr")
+    add_knob_flags(race, ("max_new_tokens", "temperature", "top_p", "seed", *KNOBS))
+    return race
+
+
+def read_prompt(args: argparse.Namespace) -> str | list[str]:
+    """The prompt text; a list when --prompt was given more than once (rejected by the engine)."""
+    if args.prompt is not None and args.prompt_file is not None:
+        raise ArenaError("Give either --prompt or --prompt-file, not both.")
+    if args.prompt_file is not None:
+        return read_text_file(args.prompt_file, "prompt file")
+    if args.prompt is None:
+        raise ArenaError("Give a prompt with --prompt TEXT or --prompt-file FILE.")
+    return args.prompt[0] if len(args.prompt) == 1 else args.prompt
+
+
+def request_from_args(args: argparse.Namespace) -> RaceRequest:
+    """The chosen preset with the command line's overrides applied, the prompt and the seed."""
+    changes = given(args, (*KNOBS, *FIELD_FLAGS, "max_new_tokens", "temperature", "top_p"))
+    if args.sample:
+        changes["do_sample"] = True
+    if args.no_chat_template:
+        changes["chat_template"] = False
+    return build_request(args.preset, read_prompt(args), changes, args.seed, FLAG)
+
+
+def stats_line(result: RaceResult) -> str:
+    a, b = result.assisted, result.baseline
+    alpha = a.acceptance_rate
+    badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
+    return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
+            f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x, "
+            f"acceptance {'n/a' if alpha is None else f'{alpha:.0%}'}, "
+            f"mean accepted length {a.mean_accepted_length:.2f}, rounds {len(a.rounds)}, {badge}")
+
+
+def print_human(result: RaceResult, out=None) -> None:
+    """Both texts, the assisted one coloured per status when stdout is a terminal, and a stats line."""
+    out = out or sys.stdout
+    colour = out.isatty()
+    paint = (lambda s, st: f"{ANSI[st]}{s}{ANSI['reset']}") if colour else (lambda s, st: s)
+    out.write(f"{paint('baseline', 'bold')}\n{result.baseline.text}\n\n")
+    out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in STATUSES)})\n")
+    out.write("".join(paint(t.text, t.status) for t in result.assisted.tokens) + "\n\n")
+    for side, err in result.errors.items():
+        out.write(f"{side} error: {err}\n")
+    out.write(stats_line(result) + "\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..race.prepare import prepare
+    from ..race.runner import Race
+
+    request = request_from_args(args)
+    setup = prepare(request.preset, request.prompt, progress=progress_logger)
+    result = Race(setup, sequential=args.sequential, seed=request.seed).run()
+    if args.json:
+        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        print_human(result)
+    return 1 if result.errors else 0

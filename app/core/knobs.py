@@ -1,0 +1,188 @@
+"""The knob table: every setting a user can change, declared once.
+
+Each :class:`Knob` holds a setting's name (the ``GenerationConfig`` argument name where one
+exists), its type and bounds, the label and help text the page shows, and whether it goes on the
+drafting model's ``generation_config`` instead of into ``generate()``. The table drives preset
+validation (:mod:`app.core.presets`), the command-line flags (:mod:`app.cli`), the Gradio controls
+and the ``/race`` and ``/measure`` API signatures (:mod:`app.ui.race`): one bound per knob,
+everywhere.
+
+Values are checked with :meth:`Knob.check`; the message names where the value came from (a
+preset file and field, a command-line flag, or a request parameter), see :class:`Origin`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ArenaError
+
+#: transformers' own draft-length schedules, named as transformers names them.
+TRANSFORMERS_SCHEDULES = ("constant", "heuristic", "heuristic_transient")
+SCHEDULES = TRANSFORMERS_SCHEDULES
+#: The largest seed torch accepts (a signed 64-bit integer).
+MAX_SEED = 2 ** 63 - 1
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from, for error messages.
+
+    kind: "preset" (a YAML file: `name` is the file), "flag" (the command line) or "request"
+    (the web page or the API).
+    """
+
+    kind: str
+    name: str = ""
+
+    def blame(self, knob: str, problem: str) -> ArenaError:
+        """An error that names the value's origin and the problem."""
+        if self.kind == "preset":
+            return ArenaError(f"{self.name}: field '{knob}' {problem}")
+        if self.kind == "flag":
+            return ArenaError(f"--{knob.replace('_', '-')} {problem}")
+        return ArenaError(f"{self.name or 'request'}: {knob} {problem}")
+
+
+PRESET_FILE = Origin("preset", "preset")
+FLAG = Origin("flag")
+REQUEST = Origin("request", "request")
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One user-settable value.
+
+    kind: "int" | "float" | "choice". low/high: bounds (None: unbounded); low_open/high_open: the
+    bound itself is excluded. choices: the allowed strings of a "choice". drafter_config: set on the
+    drafting model's generation_config rather than passed to generate(). method_knob: a method's
+    knob (the methods registry says which methods accept it), as opposed to a decoding setting.
+    step: the spacing of the page's control. hint: appended to a range error.
+    """
+
+    name: str
+    kind: str
+    label: str
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    drafter_config: bool = False
+    method_knob: bool = True
+    step: float | None = None
+    hint: str = ""
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: --num-assistant-tokens."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def python_type(self) -> type:
+        return {"int": int, "float": float, "choice": str}[self.kind]
+
+    def bounds_text(self) -> str:
+        """'between 1 and 64', 'in [0, 1)', 'one of constant, heuristic'."""
+        if self.kind == "choice":
+            return f"one of {', '.join(self.choices)}"
+        if self.kind == "int" and not (self.low_open or self.high_open):
+            if self.high is None:
+                return f"at least {self.low:g}"
+            return f"between {self.low:g} and {self.high:g}"
+        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+        return f"in {left}{self.low:g}, {self.high:g}{right}"
+
+    def _in_bounds(self, value: float) -> bool:
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            return False
+        return self.high is None or not (value > self.high or (self.high_open and value == self.high))
+
+    def coerce(self, value: Any, origin: Origin) -> Any:
+        """`value` as this knob's type (numbers given as text are parsed); an error names `origin`."""
+        if self.kind == "choice":
+            if not isinstance(value, str):
+                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {value!r}")
+            return value.strip()
+        if isinstance(value, bool):
+            raise origin.blame(self.name, f"must be a number, got {value!r}")
+        if self.kind == "int":
+            return self._whole(value, origin)
+        try:
+            out = float(value.strip() if isinstance(value, str) else value)
+        except (TypeError, ValueError, OverflowError):
+            raise origin.blame(self.name, f"must be a number, got {value!r}") from None
+        if not math.isfinite(out):
+            raise origin.blame(self.name, f"must be a finite number, got {value!r}")
+        return out
+
+    def _whole(self, value: Any, origin: Origin) -> int:
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value.strip()) <= 40:
+            return int(value.strip())
+        raise origin.blame(self.name, f"must be a whole number, got {value!r}")
+
+    def check(self, value: Any, origin: Origin) -> Any:
+        """The coerced, range-checked value (None passes: 'not set')."""
+        if value is None:
+            return None
+        out = self.coerce(value, origin)
+        if self.kind == "choice":
+            if out not in self.choices:
+                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {out!r}")
+            return out
+        if not self._in_bounds(out):
+            hint = f" {self.hint}" if self.hint else ""
+            raise origin.blame(self.name, f"must be {self.bounds_text()}{hint}; got {out:g}")
+        return out
+
+    def parse_flag(self, text: str) -> Any:
+        """argparse ``type=``: the checked value, or ArgumentTypeError with the bound."""
+        import argparse
+
+        try:
+            return self.check(text, Origin("flag"))
+        except ArenaError as exc:
+            raise argparse.ArgumentTypeError(str(exc).split(" ", 1)[1]) from None
+
+
+_DRAFT = dict(drafter_config=True)
+KNOB_LIST = (
+    Knob("num_assistant_tokens", "int", "Draft length k", "tokens drafted per round (empty: transformers' default)",
+         1, 64, step=1, **_DRAFT),
+    Knob("num_assistant_tokens_schedule", "choice", "Draft length schedule",
+         "transformers' heuristic grows k after full acceptance and shrinks it after a miss",
+         choices=TRANSFORMERS_SCHEDULES, **_DRAFT),
+    Knob("assistant_confidence_threshold", "float", "Confidence threshold",
+         "drafting stops when the drafter is less sure than this", 0.0, 1.0, high_open=True, step=0.05, **_DRAFT),
+    Knob("prompt_lookup_num_tokens", "int", "Lookup tokens", "tokens copied from the prompt after a matching n-gram",
+         1, 64, step=1),
+    Knob("max_matching_ngram_size", "int", "Max n-gram size", "longest n-gram searched for in the prompt", 1, 16, step=1),
+    Knob("assistant_early_exit", "int", "Exit layer", "the target drafts with its first N layers", 1, 1024, step=1),
+    Knob("assistant_ensemble_weight", "float", "Ensemble weight",
+         "target share of the blended probabilities (0.7 suggested; lossy)", 0.0, 1.0, low_open=True, high_open=True,
+         step=0.05, hint="(0.7 is a good start)"),
+    Knob("max_new_tokens", "int", "Max new tokens", "tokens each side generates at most", 1, 4096, step=1,
+         method_knob=False),
+    Knob("temperature", "float", "Temperature", "sampling temperature", 0.0, 5.0, low_open=True, step=0.05,
+         method_knob=False),
+    Knob("top_p", "float", "Top-p", "nucleus sampling: keep the smallest set of tokens with this much probability",
+         0.0, 1.0, low_open=True, step=0.05, method_knob=False),
+    Knob("seed", "int", "Seed", "random seed for sampling (empty: random)", 0, MAX_SEED, step=1, method_knob=False),
+)
+KNOB_TABLE: dict[str, Knob] = {k.name: k for k in KNOB_LIST}
+#: The method knobs, each a GenerationConfig argument name, in display order.
+KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.method_knob)
+#: Knobs transformers reads from the drafting model's generation_config.
+DRAFTER_CONFIG_KNOBS: frozenset[str] = frozenset(k.name for k in KNOB_LIST if k.drafter_config)
+
+
+def knob(name: str) -> Knob:
+    """The table entry for `name`."""
+    return KNOB_TABLE[name]

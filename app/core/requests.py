@@ -1,0 +1,118 @@
+"""What one request asks for: a preset with the user's overrides applied, the prompt, the seed.
+
+Every front end (command line, web page, API, planner) turns its inputs into a
+:class:`RaceRequest` through :func:`apply_overrides` and :func:`build_request`, so overrides
+mean the same everywhere and a bad value names where it came from (:class:`~app.core.knobs.Origin`).
+Prompt files are read here too, with a byte cap applied before reading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ArenaError
+from .knobs import KNOB_TABLE, REQUEST, Origin
+from .presets import Preset, get_preset
+
+#: A model field and the separate tokenizer id it makes stale when it changes.
+MODEL_FIELDS = {"target": "tokenizer", "assistant": "assistant_tokenizer"}
+#: The largest prompt or prompts file read (bytes); the prompt-token cap applies after encoding.
+MAX_PROMPT_FILE_BYTES = 1_000_000
+#: A line that separates prompts in a prompts file.
+PROMPT_SEPARATOR = "---"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Operator limits on what one request may ask for (tokens; whether local folders / remote code)."""
+
+    max_prompt_tokens: int = 4096
+    max_new_tokens: int = 1024
+    allow_local: bool = True
+    trust_remote_code: bool = False
+
+
+@dataclass(frozen=True)
+class RaceRequest:
+    """A validated request: the preset with every override applied, the prompt and the RNG seed."""
+
+    preset: Preset
+    prompt: str
+    seed: int | None = None
+
+    @property
+    def signature(self) -> tuple:
+        """Identifies the settings, so a race and a measurement of the same settings pair up."""
+        return (self.preset, self.prompt, self.seed)
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def apply_overrides(base: Preset, changes: dict[str, Any], origin: Origin = REQUEST) -> Preset:
+    """`base` with `changes` applied and checked.
+
+    A key that is absent keeps the preset's value; a knob set to None is cleared (transformers'
+    default). A blank target/assistant keeps the preset's model; a different one drops the preset's
+    separate tokenizer id. Errors name `origin` (the preset file, a flag, or the request).
+    """
+    changes = dict(changes)
+    for name, tokenizer_field in MODEL_FIELDS.items():
+        if name not in changes:
+            continue
+        value = changes.pop(name)
+        if _blank(value):
+            continue
+        if not isinstance(value, str):
+            raise origin.blame(name, f"must be a model id, got {value!r}")
+        if value.strip() != (getattr(base, name) or ""):
+            changes[name], changes[tokenizer_field] = value.strip(), None
+    return base.with_overrides(changes, origin) if changes else base
+
+
+def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
+    """A seed within 0..2**63-1 (None or blank: random)."""
+    return None if _blank(seed) else KNOB_TABLE["seed"].check(seed, origin)
+
+
+def build_request(preset_id: str, prompt: Any, changes: dict[str, Any], seed: Any = None,
+                  origin: Origin = REQUEST) -> RaceRequest:
+    """The request for `preset_id` with `changes` (see :func:`apply_overrides`), `prompt` and `seed`."""
+    if not isinstance(preset_id, str) or not preset_id.strip():
+        raise origin.blame("preset", "must name a preset (see `python -m app presets`)")
+    preset = apply_overrides(get_preset(preset_id.strip()), changes, origin)
+    return RaceRequest(preset, prompt if prompt is not None else "", check_seed(seed, origin))
+
+
+def read_text_file(path: Path | str, what: str = "prompt file", max_bytes: int = MAX_PROMPT_FILE_BYTES) -> str:
+    """The UTF-8 text of `path`, reading at most `max_bytes` (a bigger file is an error, not a hang)."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise ArenaError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise ArenaError(f"The {what} {path} is larger than {max_bytes // 1000} kB: give a shorter prompt.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ArenaError(f"The {what} {path} is not UTF-8 text.") from None
+
+
+def split_prompts(text: str) -> list[str]:
+    """Prompts in `text`: blocks separated by '---' lines when there are any, else one per line."""
+    lines = text.splitlines()
+    if not any(line.strip() == PROMPT_SEPARATOR for line in lines):
+        return [line.strip() for line in lines if line.strip()]
+    blocks, current = [], []
+    for line in lines + [PROMPT_SEPARATOR]:
+        if line.strip() == PROMPT_SEPARATOR:
+            blocks.append("\n".join(current).strip())
+            current = []
+        else:
+            current.append(line)
+    return [b for b in blocks if b]

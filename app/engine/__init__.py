@@ -1,1 +1,0 @@
-"""The engine: presets, model cache, methods, tracing, race runner. Never imports gradio."""

@@ -1,0 +1,89 @@
+"""Checking a prediction with real races: sequential races of a preset with given knobs on the prompts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ..core.errors import ArenaError
+from ..core.presets import Preset
+from ..race.prepare import prepare
+from .measure import ObservedAlpha, observed_alpha
+
+#: transformers' dynamic draft length for a drafter (its default): stop below confidence 0.4, at most 20.
+DYNAMIC_DEFAULT = {"num_assistant_tokens": 20, "num_assistant_tokens_schedule": "constant",
+                   "assistant_confidence_threshold": 0.4}
+Progress = Callable[[str], None]
+
+
+@dataclass
+class CheckRun:
+    """One setting raced on every prompt. measured_speedup: total tokens over total seconds, assisted vs
+    baseline; modelled_speedup: the cost model on these very rounds; label/gamma/predicted_*: what the
+    planner expected (filled in by the planner)."""
+
+    knobs: dict[str, Any]
+    measured_speedup: float
+    per_prompt_speedup: list[float]
+    baseline_tokens_per_second: float
+    assisted_tokens_per_second: float
+    identical: bool
+    observed: ObservedAlpha
+    modelled_speedup: float | None
+    label: str = ""
+    gamma: int | None = None
+    predicted_speedup: float | None = None
+    predicted_adjusted: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"knobs": self.knobs, "measured_speedup": self.measured_speedup,
+                "per_prompt_speedup": self.per_prompt_speedup,
+                "baseline_tokens_per_second": self.baseline_tokens_per_second,
+                "assisted_tokens_per_second": self.assisted_tokens_per_second, "identical": self.identical,
+                "observed": self.observed.to_dict(), "modelled_speedup": self.modelled_speedup, "label": self.label,
+                "gamma": self.gamma, "predicted_speedup": self.predicted_speedup,
+                "predicted_adjusted": self.predicted_adjusted}
+
+
+def constant_knobs(kind: str, gamma: int) -> dict[str, Any]:
+    """Knobs that make the method draft exactly `gamma` tokens a round (constant schedule, no confidence stop)."""
+    if kind == "lookup":
+        return {"prompt_lookup_num_tokens": gamma}
+    return {"num_assistant_tokens": gamma, "num_assistant_tokens_schedule": "constant",
+            "assistant_confidence_threshold": 0.0}
+
+
+def default_knobs(kind: str, preset: Preset) -> tuple[str, dict[str, Any]]:
+    """(label, knobs) of the setting the best constant gamma is checked against."""
+    if kind == "lookup":
+        return f"preset setting (prompt_lookup_num_tokens={preset.prompt_lookup_num_tokens})", {}
+    return "dynamic default (confidence 0.4, at most 20)", dict(DYNAMIC_DEFAULT)
+
+
+def modelled_speedup(rounds: Sequence[Any], c: float) -> float | None:
+    """Speedup the cost model gives for these very rounds: sum(n + 1) / sum(1 + k c) (the planner passes c + slope)."""
+    if not rounds:
+        return None
+    return sum(r.accepted + 1 for r in rounds) / sum(1 + r.drafted * c for r in rounds)
+
+
+def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], c: float,
+                 progress: Progress | None = None) -> CheckRun:
+    """Sequential races of `preset` with `knobs` on every prompt (see :class:`CheckRun`)."""
+    from ..race.runner import Race
+
+    p = preset.with_overrides(knobs)
+    runs = []
+    for i, prompt in enumerate(prompts):
+        if progress:
+            progress(f"Racing {knobs or 'preset setting'} on prompt {i + 1}/{len(prompts)}")
+        result = Race(prepare(p, prompt, progress=progress), sequential=True).run()
+        if result.errors:
+            raise ArenaError("; ".join(f"{side}: {msg}" for side, msg in result.errors.items()))
+        runs.append(result)
+    tps = {side: sum(getattr(r, side).new_tokens for r in runs) / max(sum(getattr(r, side).seconds for r in runs), 1e-9)
+           for side in ("baseline", "assisted")}
+    rounds = [x for r in runs for x in r.assisted.rounds]
+    return CheckRun(knobs, tps["assisted"] / tps["baseline"] if tps["baseline"] else 0.0, [r.speedup for r in runs],
+                    tps["baseline"], tps["assisted"], all(r.identical for r in runs), observed_alpha(rounds),
+                    modelled_speedup(rounds, c))

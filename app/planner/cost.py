@@ -1,0 +1,77 @@
+"""GPU cost of a speedup: monthly hours, GPU time saved, monthly savings.
+
+For a latency-bound service near batch size 1, the same traffic needs 1/speedup of the GPU
+time, so the share saved is 1 - 1/speedup. The default prices are the drafter-choice article's (Lambda
+GPU cloud, one-GPU on-demand instances, checked 2026-11-05, before tax); every figure is
+editable. Money is in US dollars; time in hours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..core.errors import ArenaError
+
+HOURS_PER_MONTH = 720.0  # the drafter-choice article's month: 30 days x 24 h
+
+
+@dataclass(frozen=True)
+class GpuPrice:
+    """One GPU's on-demand price in dollars per hour."""
+
+    name: str
+    dollars_per_hour: float
+
+
+DEFAULT_GPUS = (GpuPrice("A10 24GB", 1.29), GpuPrice("H100 SXM 80GB", 4.29))
+PRICE_SOURCE = "defaults: Lambda GPU cloud 1-GPU on-demand prices quoted by the drafter-choice article (2026-11-05, before tax)"
+
+
+def parse_gpu_price(text: str) -> GpuPrice:
+    """'NAME=DOLLARS_PER_HOUR' (e.g. 'L4=0.80') -> GpuPrice; a clear error otherwise."""
+    name, sep, price = (text or "").rpartition("=")
+    try:
+        value = float(price)
+    except ValueError:
+        value = float("nan")
+    if not sep or not name.strip() or not math.isfinite(value) or value < 0:
+        raise ArenaError(f"A GPU price must look like NAME=DOLLARS_PER_HOUR with a price >= 0 (e.g. A10=1.29); got {text!r}.")
+    return GpuPrice(name.strip(), value)
+
+
+def gpu_time_saved(speedup: float) -> float:
+    """Share of GPU time saved at `speedup` (x): 1 - 1/speedup; negative when assisted is slower."""
+    if not speedup > 0 or not math.isfinite(speedup):
+        raise ArenaError(f"A speedup must be a positive number; got {speedup}.")
+    return 1.0 - 1.0 / speedup
+
+
+def monthly_cost(gpu: GpuPrice, hours_per_month: float = HOURS_PER_MONTH) -> float:
+    """Dollars per month for one GPU running `hours_per_month` hours."""
+    if not hours_per_month > 0:
+        raise ArenaError(f"Hours per month must be positive; got {hours_per_month}.")
+    return gpu.dollars_per_hour * hours_per_month
+
+
+def savings_row(speedup: float, gpus: Iterable[GpuPrice] = DEFAULT_GPUS, hours_per_month: float = HOURS_PER_MONTH,
+                label: str = "") -> dict[str, Any]:
+    """One row of the drafter-choice article's savings table (docs/DESIGN.md §9): GPU time saved and dollars
+    saved per month for each GPU."""
+    saved = gpu_time_saved(speedup)
+    return {
+        "label": label, "speedup": round(speedup, 4), "gpu_time_saved": round(saved, 6),
+        "per_gpu": [{"gpu": g.name, "dollars_per_hour": g.dollars_per_hour,
+                     "monthly_cost": round(monthly_cost(g, hours_per_month), 2),
+                     "monthly_savings": round(monthly_cost(g, hours_per_month) * saved, 4)} for g in gpus],
+    }
+
+
+def cost_summary(speedups: dict[str, float], gpus: Iterable[GpuPrice] = DEFAULT_GPUS,
+                 hours_per_month: float = HOURS_PER_MONTH) -> dict[str, Any]:
+    """Savings rows for labelled speedups (e.g. {'predicted': 1.8, 'measured': 1.4}); zero/None skipped."""
+    gpus = tuple(gpus)
+    rows = [savings_row(s, gpus, hours_per_month, label) for label, s in speedups.items() if s]
+    return {"hours_per_month": hours_per_month, "price_source": PRICE_SOURCE,
+            "gpus": [{"gpu": g.name, "dollars_per_hour": g.dollars_per_hour} for g in gpus], "rows": rows}

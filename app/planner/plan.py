@@ -1,0 +1,247 @@
+"""The draft planner: a plan (one JSON-ready dict, the Planner tab's whole input) from numbers or measurements.
+
+:func:`plan_from_numbers` is the calculator (alpha and c given); :func:`calculator_plan` adds memory
+from configs when models are named; :func:`plan_for_preset` measures alpha and c first
+(measure.py, timing.py), checks the prediction with real races (check.py), and adds memory, cost and
+advice. The formulas are in theory.py; docs/DESIGN.md §5 has their sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ..core.errors import ArenaError
+from ..core.presets import get_preset
+from ..race.prepare import RaceSetup
+from .advice import advice, vocabulary_check
+from .check import CheckRun, constant_knobs, default_knobs, race_prompts
+from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
+from .measure import (AgreementAlpha, LookupAgreement, agreement_alpha, borrowed_tokenizers, lookup_alpha, method_kind,
+                      prepare_all, reference_tokens)
+from .memory import memory_for_specs
+from .theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
+from .timing import StepRatio, VerifySlope, measure_c, verify_slope
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class PlanOptions:
+    """Settings of one plan. dtype/context/gpu_memory_gb: the memory check; gpus/hours_per_month: cost;
+    max_new_tokens (None: the preset's), repeats x steps: the c timing; check: race the prediction."""
+
+    dtype: str = "bfloat16"
+    context_tokens: int = 4096
+    gpu_memory_gb: float = 24.0
+    gpus: tuple[GpuPrice, ...] = DEFAULT_GPUS
+    hours_per_month: float = HOURS_PER_MONTH
+    max_new_tokens: int | None = None
+    repeats: int = 5
+    steps: int = 8
+    check: bool = True
+
+
+@dataclass
+class Measurement:
+    """Everything measured before predicting. alpha: the value the prediction uses (alpha_source says which)."""
+
+    setups: list[RaceSetup]
+    agreement: AgreementAlpha
+    lookup: LookupAgreement
+    c: StepRatio
+    verify: VerifySlope
+    alpha: float | None = None
+    alpha_source: str = ""
+    probe: CheckRun | None = field(default=None)
+
+    @property
+    def c_effective(self) -> float:
+        """c plus the verification slope: the cost ratio this hardware really pays per drafted token."""
+        return self.c.value + self.verify.value
+
+
+def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions(),
+                      speedup_for_cost: float | None = None) -> dict[str, Any]:
+    """The calculator: curve, best gamma, table around (alpha, c), verdict, cost at the predicted speedup."""
+    g, s = best_gamma(alpha, c)
+    curve = speedup_curve(alpha, c)
+    speedups = {"predicted": s}
+    if speedup_for_cost:
+        speedups["given"] = speedup_for_cost
+    return {
+        "mode": "calculator", "alpha": round(alpha, 4), "c": round(c, 5), "best_gamma": g,
+        "predicted_speedup": round(s, 4),
+        "speedup_by_gamma": {str(p["gamma"]): round(p["speedup"], 4) for p in curve},
+        "curve": [{k: round(v, 4) if isinstance(v, float) else v for k, v in p.items()} for p in curve],
+        "verdict": verdict(alpha, c), "table": table_around(alpha, c),
+        "cost": cost_summary(speedups, options.gpus, options.hours_per_month),
+        "measured_points": [], "notes": [], "advice": advice({"alpha": alpha, "c": c}),
+    }
+
+
+def calculator_plan(alpha: float, c: float, options: PlanOptions, speedup: float | None = None,
+                    preset_id: str | None = None, target: str | None = None, assistant: str | None = None,
+                    method: str | None = None, allow_local: bool = True) -> dict[str, Any]:
+    """The calculator for (alpha, c), plus memory from configs when models are named (nothing loaded).
+
+    speedup: also price this measured speedup; preset_id: take the models (and method) from this
+    preset where `target`/`assistant` are not given.
+    """
+    plan = plan_from_numbers(alpha, c, options, speedup)
+    if preset_id:
+        preset = get_preset(preset_id)
+        target, assistant = target or preset.target, assistant or preset.assistant
+        plan.update(preset=preset.id, method=method or preset.method)
+    if target:
+        plan.update(target=target, assistant=assistant)
+        try:
+            plan["memory"] = memory_for_specs(target, assistant, options.dtype, options.context_tokens,
+                                              options.gpu_memory_gb, allow_local=allow_local)
+        except ArenaError as exc:
+            plan["memory"] = {"error": str(exc)}
+        plan["advice"] = advice({**plan, "memory": None if "error" in plan["memory"] else plan["memory"]})
+    return plan
+
+
+# ----- measured plan ----------------------------------------------------------------------------------
+def _recommend(runs: list[CheckRun], default: CheckRun) -> str:
+    """Which setting to use, from the measured runs (`default` wins near-ties: nothing to tune)."""
+    ranked = sorted(runs, key=lambda r: -r.measured_speedup)
+    listed = ", ".join(f"{r.label} {r.measured_speedup:.2f}x" for r in runs)
+    if ranked[0].measured_speedup < 1.0:
+        return f"Use neither: plain generate() was faster ({listed})."
+    if ranked[0] is not default and default.measured_speedup >= 0.95 * ranked[0].measured_speedup:
+        return f"About the same ({listed}): keep the {default.label}, nothing to tune."
+    return f"Use the {ranked[0].label} ({listed})."
+
+
+def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measurement,
+           progress: Progress | None) -> dict[str, Any]:
+    """Race the best constant gamma and the default setting (and the hardware-adjusted best gamma when it
+    differs); predicted vs measured for each."""
+    a, c_eff = plan["alpha"], m.c_effective
+
+    def constant_run(g: int, label: str) -> CheckRun:
+        knobs = constant_knobs(kind, g)
+        run = m.probe if m.probe and m.probe.knobs == knobs else race_prompts(preset, prompts, knobs, c_eff, progress)
+        run.label, run.gamma, run.predicted_speedup = label, g, round(predicted_speedup(a, plan["c"], g), 4)
+        return run
+
+    constant = constant_run(plan["best_gamma"], f"constant gamma {plan['best_gamma']}")
+    label, knobs = default_knobs(kind, preset)
+    other = race_prompts(preset, prompts, knobs, c_eff, progress)
+    og = preset.prompt_lookup_num_tokens if kind == "lookup" else None
+    other.label, other.gamma = label, og
+    other.predicted_speedup = round(predicted_speedup(a, plan["c"], og), 4) if og else None
+    g_adj = plan["hardware_adjusted"]["best_gamma"]
+    adjusted = None if g_adj in (plan["best_gamma"], og) else constant_run(g_adj, f"constant gamma {g_adj} (hardware-adjusted)")
+    runs = [r for r in (constant, other, adjusted) if r is not None]
+    for run in runs:
+        run.predicted_adjusted = round(predicted_speedup(a, c_eff, run.gamma), 4) if run.gamma else None
+    return {"constant": constant.to_dict(), "default": other.to_dict(),
+            "adjusted": adjusted.to_dict() if adjusted else None, "recommendation": _recommend(runs, other)}
+
+
+def _measure(preset: Any, prompts: list[str], kind: str, options: PlanOptions, progress: Progress | None) -> Measurement:
+    """Everything measured before predicting: setups, alpha by agreement, lookup alpha, c, verify slope, UAD probe."""
+    setups = prepare_all(preset, prompts, progress)
+    if progress:
+        progress("Generating the target's greedy text and measuring alpha and c")
+    refs = [reference_tokens(s) for s in setups]
+    m = Measurement(setups, agreement_alpha(setups, refs), lookup_alpha(setups, refs),
+                    measure_c(setups[0], refs[0], options.repeats, options.steps),
+                    verify_slope(setups[0], refs[0], repeats=options.repeats))
+    m.alpha, m.alpha_source = m.agreement.value, "greedy agreement (the drafter-choice article's method)"
+    if kind == "uad" and options.check:
+        g0 = preset.num_assistant_tokens or 5
+        m.probe = race_prompts(preset, prompts, constant_knobs(kind, g0), m.c_effective, progress)
+        m.alpha, m.alpha_source = m.probe.observed.value, f"observed in constant gamma {g0} runs (tokenizers differ)"
+    if m.alpha is None:
+        raise ArenaError("The target generated no tokens to measure alpha on: use longer outputs or other prompts.")
+    return m
+
+
+def _measured_report(plan: dict, preset: Any, prompts: list[str], m: Measurement) -> None:
+    """The measured parts of the plan: who, the hardware-adjusted prediction and the measurement itself."""
+    g_adj, s_adj = best_gamma(m.alpha, m.c_effective)
+    device = m.setups[0].device
+    plan.update(mode="measured", preset=preset.id, method=preset.method, target=preset.target,
+                assistant=preset.assistant, alpha_source=m.alpha_source, c_source=m.c.what, device=device,
+                notes=_notes(method_kind(preset.method), device))
+    plan["hardware_adjusted"] = {
+        "verify_slope": m.verify.to_dict(), "c_effective": round(m.c_effective, 5), "best_gamma": g_adj,
+        "predicted_speedup": round(s_adj, 4),
+        "curve": [{"gamma": p["gamma"], "speedup": round(p["speedup"], 4)} for p in speedup_curve(m.alpha, m.c_effective)]}
+    plan["measurement"] = {"prompts": len(prompts), "max_new_tokens": preset.max_new_tokens, "greedy": True,
+                           "alpha_seed": m.agreement.to_dict(),
+                           "alpha_observed": m.probe.observed.to_dict() if m.probe else None,
+                           "c": m.c.to_dict(), "prompt_lookup": m.lookup.to_dict()}
+
+
+def _checked_report(plan: dict, check: dict, options: PlanOptions) -> None:
+    """The check races' parts of the plan: observed alpha, measured points and the cost of each."""
+    plan["check"] = check
+    plan["measurement"]["alpha_observed"] = check["constant"]["observed"]
+    runs = [run for run in (check["constant"], check["default"], check["adjusted"]) if run]
+    plan["measured_points"] = [
+        {"gamma": run["gamma"] or round(run["observed"]["mean_drafted"], 2), "speedup": round(run["measured_speedup"], 4),
+         "label": f"measured, {run['label']}"} for run in runs]
+    plan["cost"] = cost_summary({"predicted": plan["predicted_speedup"],
+                                 **{p["label"]: p["speedup"] for p in plan["measured_points"]}},
+                                options.gpus, options.hours_per_month)
+
+
+def _memory_and_advice(plan: dict, preset: Any, m: Measurement, options: PlanOptions, sampling: tuple) -> None:
+    note = "" if preset.assistant else "no second model: drafts come from the target itself (or the prompt)"
+    try:
+        plan["memory"] = memory_for_specs(preset.target, preset.assistant, options.dtype, options.context_tokens,
+                                          options.gpu_memory_gb, note)
+    except ArenaError as exc:
+        plan["memory"] = {"error": str(exc)}
+    plan["vocabulary"] = None
+    if preset.assistant:
+        with borrowed_tokenizers(m.setups[0]) as (tok, atok):
+            plan["vocabulary"] = vocabulary_check(tok, atok)
+    plan["advice"] = advice({**plan, "lookup": m.lookup.to_dict(), "do_sample": sampling[0], "temperature": sampling[1],
+                             "exit_layer": preset.assistant_early_exit,
+                             "memory": plan["memory"] if "error" not in plan["memory"] else None,
+                             "recommendation": plan["check"]["recommendation"] if plan["check"] else None})
+
+
+def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: PlanOptions = PlanOptions(),
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """Measure alpha (by agreement and observed) and c on `prompts` (default: the preset's examples), predict,
+    check with sequential races, and add memory, vocabulary, cost and advice. Greedy throughout."""
+    kind = method_kind(preset.method)
+    prompts = list(prompts or preset.example_prompts)
+    sampling = (preset.do_sample, preset.temperature)
+    changes: dict[str, Any] = {"do_sample": False}
+    if options.max_new_tokens:
+        changes["max_new_tokens"] = options.max_new_tokens
+    preset = preset.with_overrides(changes)
+    m = _measure(preset, prompts, kind, options, progress)
+    plan = plan_from_numbers(m.alpha, m.c.value, options)
+    _measured_report(plan, preset, prompts, m)
+    plan["check"] = None
+    if options.check:
+        _checked_report(plan, _check(preset, prompts, kind, plan, m, progress), options)
+    _memory_and_advice(plan, preset, m, options, sampling)
+    return plan
+
+
+def _notes(kind: str, device: str) -> list[str]:
+    notes = ["Measured greedily (temperature 0), as the drafter-choice article's code does; re-check at the serving "
+             "temperature."]
+    if kind == "uad":
+        notes.append("Tokenizers differ, so alpha by agreement is counted in drafter tokens; the prediction uses alpha "
+                     "observed in a constant-gamma run, and c includes the re-tokenization cost per drafted token.")
+    if kind == "lookup":
+        notes.append("Prompt lookup copies runs from the prompt, so acceptance is bursty, not i.i.d. as Theorem 3.8 "
+                     "assumes; with c close to 0 the formula favours long drafts.")
+    if not str(device).startswith("cuda"):
+        notes.append("On a CPU, verifying gamma+1 tokens costs more than one decode step (compute-bound), which "
+                     "Theorem 3.8 ignores: predictions run high here (see hardware_adjusted).")
+    notes.append("c is the model step ratio; transformers' fixed per-round work (the drafter's own generate() call, "
+                 "candidate bookkeeping) is not in it and shows up only in the measured speedups.")
+    return notes

@@ -1,0 +1,76 @@
+"""Plain-text pieces of a plan dict, shared by ``python -m app plan`` and the Planner tab, and its CSV export.
+
+Every function takes parts of the JSON-ready dict that :mod:`app.planner.plan` returns and
+gives back short strings or lists (no gradio, no HTML): the CLI prints them, the web tab
+escapes them into its tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+#: Keys of plan["check"] that hold a measured run, in display order.
+CHECK_RUNS = ("constant", "default", "adjusted")
+
+
+def alpha_value_text(value: float | None) -> str:
+    """An alpha to three decimals, or 'n/a' when nothing could be counted."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def c_spread_text(c: dict[str, Any]) -> str:
+    """'0.0512 (spread 0.0490..0.0530 over 5 x 8 steps; what; 1.20 ms vs 23.40 ms)' for measurement['c']."""
+    return (f"{c['value']:.4f} (spread {c['low']:.4f}..{c['high']:.4f} over {c['repeats']} x {c['steps']} steps; "
+            f"{c['what']}; {c['draft_step_ms']:.2f} ms vs {c['target_step_ms']:.2f} ms)")
+
+
+def check_runs(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The measured check runs of a plan (constant best gamma, the default, the hardware-adjusted gamma)."""
+    check = plan.get("check") or {}
+    return [check[k] for k in CHECK_RUNS if check.get(k)]
+
+
+def predicted_text(run: dict[str, Any]) -> str:
+    """A check run's prediction: '2.31x (adjusted 1.80x)', or 'n/a (no fixed gamma)' for a dynamic schedule."""
+    if run["predicted_speedup"] is None:
+        return "n/a (no fixed gamma)"
+    return f"{run['predicted_speedup']:.2f}x (adjusted {run['predicted_adjusted']:.2f}x)"
+
+
+def memory_text(mem: dict[str, Any]) -> str:
+    """One line on the memory of the pair at mem['context_tokens'] tokens, or the reason there is none."""
+    if "target" not in mem:
+        return f"memory: {mem.get('error', 'not computed')}"
+    d = mem["drafter"]
+    return (f"memory at {mem['dtype']}: target {mem['target']['weight_gb']:.3f} GB + "
+            f"{mem['target']['kv_kib_per_token']:g} KiB/token"
+            + (f"; drafter {d['weight_gb']:.3f} GB + {d['kv_kib_per_token']:g} KiB/token "
+               f"(shares {mem['drafter_weight_share']:.0%} weights, {mem['drafter_kv_share']:.0%} KV)" if d
+               else "; no drafter model")
+            + f"; {mem['context_tokens']} tokens: {mem['total_gb']:.2f} GB, "
+            f"{'fits' if mem['fits'] else 'does NOT fit'} {mem['gpu_memory_gb']:g} GB")
+
+
+def saving_text(saved: float) -> str:
+    """'saves 35.0% GPU time' or 'COSTS 12.0% more GPU time' for a cost row's gpu_time_saved."""
+    return f"saves {saved:.1%} GPU time" if saved >= 0 else f"COSTS {-saved:.1%} more GPU time"
+
+
+def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """[(dotted.key, scalar)] for nested dicts/lists (list items indexed from 0)."""
+    if isinstance(value, dict):
+        return [kv for k, v in value.items() for kv in flatten(v, f"{prefix}.{k}" if prefix else str(k))]
+    if isinstance(value, (list, tuple)):
+        return [kv for i, v in enumerate(value) for kv in flatten(v, f"{prefix}.{i}")]
+    return [(prefix, value)]
+
+
+def plan_to_csv(plan: dict) -> str:
+    """The whole plan as CSV rows `key,value` (dotted keys; e.g. speedup_by_gamma.8)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["key", "value"])
+    writer.writerows(flatten(plan))
+    return buf.getvalue()

@@ -1,0 +1,97 @@
+"""Theorem 3.8 and the best draft length (docs/DESIGN.md §5).
+
+Leviathan et al. (2022), Theorem 3.8: with acceptance rate alpha (per draft token, i.i.d.) and
+cost ratio c (one draft step / one target step), drafting gamma tokens a round gives
+
+    speedup(gamma) = (1 - alpha^(gamma+1)) / ((1 - alpha) (gamma c + 1))
+
+(at alpha = 1 the numerator's limit (1 - alpha^(gamma+1)) / (1 - alpha) is gamma + 1). Gamma is
+searched over 1..20 as in the drafter-choice article; ties go to the smaller gamma. Speedup > 1 is
+possible iff alpha > c (Corollary 3.9; gamma = 1 gives (1 + alpha) / (1 + c)).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..core.errors import ArenaError
+
+GAMMAS = tuple(range(1, 21))
+#: The rows and columns of the drafter-choice article's best-gamma table (docs/DESIGN.md §9).
+ARTICLE_ALPHAS = (0.5, 0.6, 0.7, 0.8, 0.9)
+ARTICLE_CS = (0.02, 0.05, 0.1, 0.2)
+
+
+def check_alpha_c(alpha: float, c: float) -> None:
+    """ArenaError unless 0 <= alpha <= 1 and c >= 0 (both finite numbers)."""
+    if not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or not 0.0 <= alpha <= 1.0:
+        raise ArenaError(f"alpha must be an acceptance rate between 0 and 1; got {alpha}.")
+    if not isinstance(c, (int, float)) or not math.isfinite(c) or c < 0:
+        raise ArenaError(f"c must be a cost ratio >= 0 (draft step time / target step time); got {c}.")
+
+
+def tokens_per_round(alpha: float, gamma: int) -> float:
+    """Expected tokens per target pass: (1 - alpha^(gamma+1)) / (1 - alpha); gamma + 1 at alpha = 1."""
+    return float(gamma + 1) if alpha >= 1.0 else (1.0 - alpha ** (gamma + 1)) / (1.0 - alpha)
+
+
+def predicted_speedup(alpha: float, c: float, gamma: int) -> float:
+    """Theorem 3.8 speedup (x) for acceptance `alpha`, cost ratio `c`, `gamma` drafts a round."""
+    check_alpha_c(alpha, c)
+    if gamma < 1:
+        raise ArenaError(f"gamma (drafts per round) must be at least 1; got {gamma}.")
+    return tokens_per_round(alpha, gamma) / (gamma * c + 1.0)
+
+
+def speedup_curve(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> list[dict[str, float]]:
+    """[{gamma, speedup, tokens_per_round}] for every gamma."""
+    return [{"gamma": g, "speedup": predicted_speedup(alpha, c, g), "tokens_per_round": tokens_per_round(alpha, g)}
+            for g in gammas]
+
+
+def best_gamma(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> tuple[int, float]:
+    """(gamma, speedup) with the highest predicted speedup; the smallest gamma among (near-)ties."""
+    best = (gammas[0], predicted_speedup(alpha, c, gammas[0]))
+    for g in gammas[1:]:
+        s = predicted_speedup(alpha, c, g)
+        if s > best[1] * (1 + 1e-12):
+            best = (g, s)
+    return best
+
+
+def gamma_table(alphas: Sequence[float], cs: Sequence[float], mark: tuple[float, float] | None = None) -> dict:
+    """The drafter-choice article's table: best gamma and speedup for every (alpha, c); `mark` flags the measured cell."""
+    rows = []
+    for a in alphas:
+        row = []
+        for c in cs:
+            g, s = best_gamma(a, c)
+            row.append({"alpha": a, "c": c, "best_gamma": g, "speedup": round(s, 4),
+                        "measured": mark is not None and math.isclose(a, mark[0]) and math.isclose(c, mark[1])})
+        rows.append(row)
+    return {"alphas": list(alphas), "cs": list(cs), "cells": rows}
+
+
+def table_around(alpha: float, c: float) -> dict:
+    """A 5 x 5 table centred on the measured (alpha, c): alpha +-0.05/0.1, c x0.5..x2."""
+    alphas = sorted({round(min(1.0, max(0.0, alpha + d)), 4) for d in (-0.1, -0.05, 0.0, 0.05, 0.1)})
+    cs = sorted({round(c * f, 5) for f in (0.5, 0.75, 1.0, 1.5, 2.0)}) if c > 0 else [0.0, 0.01, 0.02, 0.05, 0.1]
+    return gamma_table(alphas, cs, mark=(round(alpha, 4), round(c, 5)))
+
+
+def verdict(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> dict[str, Any]:
+    """The "alpha must exceed c" check and which gammas would be slower than plain generate(), in plain words."""
+    g, s = best_gamma(alpha, c, gammas)
+    slower = [x for x in gammas if predicted_speedup(alpha, c, x) < 1.0]
+    if alpha > c:
+        text = (f"alpha {alpha:.2f} exceeds c {c:.3f}, so drafting can pay off: gamma {g} predicts {s:.2f}x.")
+        if slower:
+            first, last = slower[0], slower[-1]
+            text += (f" Keep gamma below {first}: from there on it is slower than plain generate() "
+                     f"({predicted_speedup(alpha, c, first):.2f}x at gamma {first}"
+                     + (f", {predicted_speedup(alpha, c, last):.2f}x at gamma {last})." if last != first else ")."))
+    else:
+        text = (f"alpha {alpha:.2f} does not exceed c {c:.3f}, so no gamma makes assisted generation faster "
+                f"(gamma 1 gives {(1 + alpha) / (1 + c):.2f}x): turn it off, or find a cheaper or better-matching drafter.")
+    return {"alpha_exceeds_c": alpha > c, "worth_it": s > 1.0, "slower_than_plain_gammas": slower, "text": text}

@@ -1,0 +1,210 @@
+"""Timing the two costs Theorem 3.8 needs on this hardware: c and the verification slope (docs/DESIGN.md §5).
+
+c: one-token decode step with a KV cache (prefill excluded), drafter vs target, after a warm-up;
+each repetition times `steps` steps of both (order alternating), c is the median ratio and the
+spread is min..max over repetitions. Times are seconds unless a name says ms. The verification slope
+(:func:`verify_slope`) is what Theorem 3.8 leaves out: the extra cost per token of the target's
+multi-token verification pass (near 0 on a GPU, large on a CPU); c + slope is the effective c.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from ..core.errors import ArenaError
+from ..race.prepare import RaceSetup
+from .measure import borrowed_tokenizers, exit_view, method_kind
+
+
+@dataclass
+class StepRatio:
+    """c = draft step / target step: median over repetitions with its spread; step times in ms.
+    what: which two steps; c_model / c_retokenize / retokenize_gamma: UAD's split of c (None otherwise)."""
+
+    value: float
+    low: float
+    high: float
+    samples: list[float]
+    repeats: int
+    steps: int
+    draft_step_ms: float
+    target_step_ms: float
+    draft_step_ms_range: list[float]
+    target_step_ms_range: list[float]
+    what: str = ""
+    c_model: float | None = None
+    c_retokenize: float | None = None
+    retokenize_gamma: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class VerifySlope:
+    """Extra cost per verified token, in target steps: median (value, floored at 0) and spread of `repeats`."""
+
+    value: float
+    low: float
+    high: float
+    tokens: int
+    repeats: int
+    samples: list[float] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "low": self.low, "high": self.high, "tokens": self.tokens, "repeats": self.repeats}
+
+
+def _sync(device: str) -> None:
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+class ModelStepper:
+    """Prefill `ids` once (start), then decode one greedy token per step() with the KV cache."""
+
+    def __init__(self, model: Any, ids: torch.Tensor):
+        self.model, self.ids = model, ids.to(model.device)
+        params = inspect.signature(model.forward).parameters
+        self.cache_kwarg = "cache" if "cache" in params else "past_key_values"
+        self.cache = self.next = None
+
+    def _forward(self, ids: torch.Tensor, cache: Any) -> None:
+        kwargs = {"use_cache": True} if cache is None else {"use_cache": True, self.cache_kwarg: cache}
+        out = self.model(input_ids=ids, **kwargs)
+        self.cache = out.get("cache") if out.get("cache") is not None else out.get("past_key_values")
+        self.next = out.logits[:, -1:].argmax(-1)
+
+    @torch.inference_mode()
+    def start(self) -> None:
+        self._forward(self.ids, None)
+
+    @torch.inference_mode()
+    def step(self) -> None:
+        self._forward(self.next, self.cache)
+
+
+class LookupStepper:
+    """One prompt-lookup proposal per step() over `ids` (the n-gram search transformers runs each round)."""
+
+    def __init__(self, ids: torch.Tensor, num_tokens: int, ngram: int):
+        from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
+
+        self.ids = ids.cpu()
+        self.gen = PromptLookupCandidateGenerator(num_output_tokens=num_tokens, max_matching_ngram_size=ngram,
+                                                  max_length=10 ** 9)
+
+    def start(self) -> None:
+        pass
+
+    def step(self) -> None:
+        self.gen.get_candidates(self.ids)
+
+
+def time_steps(stepper: Any, steps: int, device: str = "cpu") -> float:
+    """Mean seconds per step() over `steps` steps after a fresh start() (the prefill is not timed)."""
+    stepper.start()
+    _sync(device)
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        stepper.step()
+    _sync(device)
+    return (time.perf_counter() - t0) / steps
+
+
+def step_ratio(draft: Any, target: Any, repeats: int = 5, steps: int = 8, device: str = "cpu",
+               warmup_steps: int = 2) -> StepRatio:
+    """c = draft step / target step: median over `repeats` repetitions, with min..max spread (times in ms)."""
+    if repeats < 1 or steps < 1:
+        raise ArenaError(f"Need at least one repetition and one step to measure c; got {repeats} x {steps}.")
+    for s in (draft, target):
+        time_steps(s, warmup_steps, device)
+    ratios, d_ms, t_ms = [], [], []
+    for r in range(repeats):
+        if r % 2 == 0:
+            d, t = time_steps(draft, steps, device), time_steps(target, steps, device)
+        else:
+            t, d = time_steps(target, steps, device), time_steps(draft, steps, device)
+        ratios.append(d / t)
+        d_ms.append(d * 1e3)
+        t_ms.append(t * 1e3)
+    return StepRatio(statistics.median(ratios), min(ratios), max(ratios), ratios, repeats, steps,
+                     statistics.median(d_ms), statistics.median(t_ms), [min(d_ms), max(d_ms)], [min(t_ms), max(t_ms)])
+
+
+@torch.inference_mode()
+def verify_slope(setup: RaceSetup, ref: list[int], k: int = 9, repeats: int = 5) -> VerifySlope:
+    """Extra cost per verified token: (t(k-token pass) / t(1-token pass) - 1) / (k - 1), both with the prompt
+    in the KV cache (a fresh copy each time; prefill not timed). Theorem 3.8 takes it as 0 (true on a
+    memory-bound GPU); on a CPU the pass is compute-bound, and c + slope is the effective cost ratio."""
+    stepper = ModelStepper(setup.target.model, setup.input_ids)
+    stepper.start()
+    cache0, device = stepper.cache, setup.device
+    tokens = (ref + setup.input_ids[0].tolist() * k)[:k]
+    ids = torch.tensor([tokens], device=setup.target.model.device)
+
+    def once(n: int) -> float:
+        cache = copy.deepcopy(cache0)
+        _sync(device)
+        t0 = time.perf_counter()
+        stepper._forward(ids[:, :n], cache)
+        _sync(device)
+        return time.perf_counter() - t0
+
+    once(1), once(k)
+    samples = []
+    for _ in range(repeats):
+        one, many = once(1), once(k)
+        samples.append((many / one - 1.0) / (k - 1))
+    return VerifySlope(max(0.0, statistics.median(samples)), min(samples), max(samples), k, repeats, samples)
+
+
+def retokenize_seconds(setup: RaceSetup, ref: list[int], gamma: int, repeats: int = 20) -> float:
+    """Median seconds of one UAD round's two text round trips (target->drafter and drafter->target
+    tokens over a window of lookbehind 10 + gamma tokens, as transformers converts them)."""
+    window = (setup.input_ids[0].tolist() + ref)[-(10 + gamma):]
+    times = []
+    with borrowed_tokenizers(setup) as (tok, atok):
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            text = tok.decode(window, skip_special_tokens=True, clean_up_tokenization_spaces=True)
+            a_ids = atok(text, add_special_tokens=True)["input_ids"]
+            back = atok.decode(a_ids, skip_special_tokens=True, clean_up_tokenization_spaces=True)
+            tok(back, add_special_tokens=True)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def measure_c(setup: RaceSetup, ref: list[int], repeats: int = 5, steps: int = 8) -> StepRatio:
+    """c for the setup's method (see module docstring); UAD adds the re-tokenization cost per drafted token."""
+    p, kind, device = setup.preset, method_kind(setup.preset.method), setup.device
+    target = ModelStepper(setup.target.model, setup.input_ids)
+    if kind == "drafter":
+        draft, what = ModelStepper(setup.assistant.model, setup.input_ids), "drafter step / target step"
+    elif kind == "early-exit":
+        draft = ModelStepper(exit_view(setup.target.model, p.assistant_early_exit), setup.input_ids)
+        what = f"first-{p.assistant_early_exit}-layer step / full step"
+    elif kind == "lookup":
+        ids = torch.cat([setup.input_ids.cpu(), torch.tensor([ref])], dim=1)
+        draft = LookupStepper(ids, p.prompt_lookup_num_tokens, p.max_matching_ngram_size or 2)
+        what = "n-gram lookup / target step"
+    else:
+        with borrowed_tokenizers(setup) as (tok, atok):
+            prompt_text = tok.decode(setup.input_ids[0], skip_special_tokens=True)
+            draft = ModelStepper(setup.assistant.model, atok(prompt_text, return_tensors="pt")["input_ids"])
+        what = "drafter step / target step + re-tokenization per drafted token"
+    out = step_ratio(draft, target, repeats, steps, device)
+    out.what = what
+    if kind == "uad":
+        gamma = p.num_assistant_tokens or 5
+        extra = retokenize_seconds(setup, ref, gamma) / gamma / (out.target_step_ms / 1e3)
+        out.c_model, out.c_retokenize, out.retokenize_gamma = out.value, extra, gamma
+        out.value, out.low, out.high = out.value + extra, out.low + extra, out.high + extra
+    return out

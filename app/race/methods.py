@@ -1,0 +1,236 @@
+"""The seven assisted-decoding methods: one small class each, in the ``METHODS`` registry.
+
+A method checks a preset (before any model is loaded), checks the loaded models, and turns
+the preset into the extra ``generate()`` arguments of the assisted run (:class:`GenerateArgs`).
+Draft-length knobs that transformers reads from the *drafting model's* generation config (the
+knob table's ``drafter_config``) are returned separately (``drafter_config``) so the runner can put
+them on a private view of that model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..core.errors import ArenaError
+from ..core.knobs import DRAFTER_CONFIG_KNOBS
+from ..core.presets import Preset
+
+#: The draft-length knobs of the methods that draft with a model.
+DRAFT_KNOBS = ("num_assistant_tokens", "num_assistant_tokens_schedule", "assistant_confidence_threshold")
+
+
+@dataclass
+class GenerateArgs:
+    """What the assisted generate() call gets beyond the baseline's arguments.
+
+    kwargs: extra generate() keyword arguments (without assistant_model / tokenizers).
+    drafter_config: values to set on the drafting model's generation_config.
+    uses_assistant_model: pass the assistant as ``assistant_model=``.
+    uses_tokenizers: pass ``tokenizer=`` and ``assistant_tokenizer=`` (UAD).
+    """
+
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    drafter_config: dict[str, Any] = field(default_factory=dict)
+    uses_assistant_model: bool = False
+    uses_tokenizers: bool = False
+
+
+def _text_config(model: Any) -> Any:
+    return model.config.get_text_config()
+
+
+def _same_vocabulary(target_tok: Any, assistant_tok: Any, target: Any, assistant: Any) -> bool:
+    if _text_config(target).vocab_size != _text_config(assistant).vocab_size:
+        return False
+    if target_tok is None or assistant_tok is None or target_tok is assistant_tok:
+        return True
+    return target_tok.get_vocab() == assistant_tok.get_vocab()
+
+
+class Method:
+    """Base class. Subclasses set the class attributes and may extend the checks."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    lossless: ClassVar[bool] = True
+    needs_assistant: ClassVar[bool] = False
+    knobs: ClassVar[tuple[str, ...]] = ()
+    required_knobs: ClassVar[tuple[str, ...]] = ()
+
+    def check_preset(self, preset: Preset) -> None:
+        """Checks that need no model: assistant presence, knobs that belong to the method."""
+        if self.needs_assistant and not preset.assistant:
+            raise ArenaError(f"The {self.id} method needs an assistant model: set assistant (or --assistant).")
+        if not self.needs_assistant and preset.assistant:
+            raise ArenaError(
+                f"The {self.id} method drafts without a separate model, but an assistant "
+                f"({preset.assistant}) was given: remove it, or use the drafter method."
+            )
+        for knob, value in preset.knobs().items():
+            if knob not in self.knobs:
+                users = [m.id for m in METHODS.values() if knob in m.knobs]
+                raise ArenaError(
+                    f"{knob}={value} does not apply to the {self.id} method; it belongs to "
+                    f"{', '.join(users) or 'no method'}. Remove it or switch method."
+                )
+        for knob in self.required_knobs:
+            if getattr(preset, knob) is None:
+                raise ArenaError(f"The {self.id} method needs {knob}: set it in the preset or with --{knob.replace('_', '-')}.")
+
+    def check_models(self, preset: Preset, target: Any, assistant: Any, target_tok: Any, assistant_tok: Any) -> None:
+        """Checks that need the loaded models (configs and tokenizers)."""
+
+    def explain(self, exc: BaseException) -> str | None:
+        """A clear message for a failure transformers raised during an assisted run, if known."""
+        return None
+
+    def generate_args(self, preset: Preset) -> GenerateArgs:
+        """The assisted run's extra arguments."""
+        knobs = preset.knobs()
+        return GenerateArgs(
+            kwargs={k: v for k, v in knobs.items() if k not in DRAFTER_CONFIG_KNOBS},
+            drafter_config={k: v for k, v in knobs.items() if k in DRAFTER_CONFIG_KNOBS},
+            uses_assistant_model=self.needs_assistant,
+        )
+
+
+class SameVocabularyDrafter(Method):
+    """Shared check: a separate drafter must share the target's vocabulary."""
+
+    def check_models(self, preset, target, assistant, target_tok, assistant_tok):
+        if not _same_vocabulary(target_tok, assistant_tok, target, assistant):
+            raise ArenaError(
+                f"The assistant {preset.assistant} uses a different vocabulary than the target {preset.target} "
+                f"({_text_config(assistant).vocab_size} vs {_text_config(target).vocab_size} tokens): "
+                "use the uad method (universal assisted decoding), which translates between tokenizers."
+            )
+
+
+class Drafter(SameVocabularyDrafter):
+    id = "drafter"
+    title = "Separate drafter"
+    summary = "A small model of the same family drafts k tokens; the target verifies them in one pass."
+    needs_assistant = True
+    knobs = DRAFT_KNOBS
+
+
+class Ensemble(SameVocabularyDrafter):
+    id = "ensemble"
+    title = "Ensemble verification"
+    summary = "Verifies against a blend of target and drafter probabilities: faster, but lossy by design."
+    lossless = False
+    needs_assistant = True
+    knobs = DRAFT_KNOBS + ("assistant_ensemble_weight",)
+    required_knobs = ("assistant_ensemble_weight",)
+
+
+class PromptLookup(Method):
+    id = "prompt-lookup"
+    title = "Prompt lookup"
+    summary = "Drafts by copying the continuation of a matching n-gram from the prompt: no second model."
+    knobs = ("prompt_lookup_num_tokens", "max_matching_ngram_size")
+    required_knobs = ("prompt_lookup_num_tokens",)
+
+
+class LayerSkip(Method):
+    id = "layerskip"
+    title = "LayerSkip early exit"
+    summary = "The target drafts with its own first layers, then verifies with all of them."
+    knobs = DRAFT_KNOBS + ("assistant_early_exit",)
+    required_knobs = ("assistant_early_exit",)
+
+    def check_models(self, preset, target, assistant, target_tok, assistant_tok):
+        layers = _text_config(target).num_hidden_layers
+        if preset.assistant_early_exit >= layers:
+            raise ArenaError(
+                f"assistant_early_exit={preset.assistant_early_exit} must be below the target's layer count "
+                f"({layers}): pick an exit layer between 1 and {layers - 1}."
+            )
+
+    def generate_args(self, preset):
+        args = super().generate_args(preset)
+        # The target drafts for itself: draft-length knobs go on the target's own config.
+        args.uses_assistant_model = False
+        return args
+
+
+class GlmMtp(Method):
+    id = "glm-mtp"
+    title = "GLM multi-token prediction"
+    summary = "GLM's built-in MTP layers draft the next tokens from the target's last hidden state."
+
+    def check_models(self, preset, target, assistant, target_tok, assistant_tok):
+        layers = getattr(_text_config(target), "num_mtp_layers", None) or 0
+        if type(target).__name__.startswith("Glm") is False or layers < 1:
+            raise ArenaError(
+                f"{preset.target} has no multi-token-prediction layers (num_mtp_layers={layers}, "
+                f"class {type(target).__name__}): use_mtp needs a checkpoint that ships them, such as "
+                "zai-org/GLM-4.5-Air; for other models use drafter or prompt-lookup."
+            )
+
+    def explain(self, exc):
+        text = str(exc)
+        if "MtpModel weights are missing" in text or "non-empty list of Tensors" in text:
+            return ("This checkpoint declares MTP layers but does not ship their weights, so use_mtp cannot draft: "
+                    "use a checkpoint with MTP weights (zai-org/GLM-4.5-Air) or another method.")
+        return None
+
+    def generate_args(self, preset):
+        args = super().generate_args(preset)
+        args.kwargs["use_mtp"] = True
+        return args
+
+
+class GemmaDrafter(Method):
+    id = "gemma-drafter"
+    title = "Gemma 4 drafter"
+    summary = "A Gemma 4 assistant drafts from the target's shared KV states and hidden state."
+    needs_assistant = True
+    knobs = ("num_assistant_tokens",)
+
+    def check_models(self, preset, target, assistant, target_tok, assistant_tok):
+        if not type(assistant).__name__.startswith(("Gemma4Assistant", "Gemma4UnifiedAssistant")):
+            raise ArenaError(
+                f"{preset.assistant} is a {type(assistant).__name__}, not a Gemma 4 assistant checkpoint "
+                "(e.g. google/gemma-4-E4B-it-assistant); for an ordinary small model use the drafter method."
+            )
+        if not type(target).__name__.startswith(("Gemma4", "Gemma3n")):
+            raise ArenaError(
+                f"A Gemma 4 assistant needs a Gemma 4 (or Gemma 3n) target that shares its KV states; "
+                f"{preset.target} is a {type(target).__name__}."
+            )
+
+
+class UniversalAssisted(Method):
+    id = "uad"
+    title = "Universal assisted decoding"
+    summary = "A drafter with a different tokenizer: drafts are re-tokenized into the target's vocabulary."
+    needs_assistant = True
+    knobs = DRAFT_KNOBS
+
+    def check_models(self, preset, target, assistant, target_tok, assistant_tok):
+        if _text_config(target).vocab_size == _text_config(assistant).vocab_size:
+            raise ArenaError(
+                f"{preset.target} and {preset.assistant} have the same vocabulary size: they share a tokenizer, "
+                "so use the drafter method (uad is for drafters with a different tokenizer)."
+            )
+
+    def generate_args(self, preset):
+        args = super().generate_args(preset)
+        args.uses_tokenizers = True
+        return args
+
+
+METHODS: dict[str, Method] = {m.id: m for m in (
+    Drafter(), PromptLookup(), LayerSkip(), GlmMtp(), GemmaDrafter(), UniversalAssisted(), Ensemble()
+)}
+
+
+def get_method(method_id: str) -> Method:
+    """The registered method for `method_id`."""
+    try:
+        return METHODS[method_id]
+    except KeyError:
+        raise ArenaError(f"Unknown method '{method_id}'; known methods: {', '.join(METHODS)}.") from None

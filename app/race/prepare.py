@@ -1,0 +1,135 @@
+"""Turning a preset and a prompt into everything a race needs: models, tokenizers, inputs, generate() arguments."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..core.errors import ArenaError
+from .hooks import private_view
+from ..core.loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress
+from ..core.presets import Preset
+from ..core.requests import Limits
+from ..core.tokenizers import TokenizerPool
+from .methods import GenerateArgs, Method, get_method
+
+
+@dataclass
+class RaceSetup:
+    """Loaded models, tokenizers and the encoded prompt for one race."""
+
+    preset: Preset
+    method: Method
+    args: GenerateArgs
+    target: LoadedModel
+    assistant: LoadedModel | None
+    tokenizers: TokenizerPool
+    assistant_tokenizers: TokenizerPool | None
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+
+    @property
+    def tokenizer(self) -> Any:
+        """The target tokenizer, for reading attributes; encode/decode with ``tokenizers.borrow()``."""
+        return self.tokenizers.original
+
+    @property
+    def device(self) -> str:
+        return self.target.device
+
+
+def encode_prompt(tokenizer: Any, prompt: str, chat_template: bool) -> dict[str, torch.Tensor]:
+    """Token ids (batch of one) for `prompt`, through the chat template when asked and available."""
+    if chat_template and getattr(tokenizer, "chat_template", None):
+        enc = tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
+    else:
+        enc = tokenizer(prompt, return_tensors="pt")
+    return {"input_ids": enc["input_ids"], "attention_mask": enc.get("attention_mask", torch.ones_like(enc["input_ids"]))}
+
+
+def check_prompt(prompt: Any, limits: Limits) -> str:
+    """A single non-empty prompt, or a clear error."""
+    if isinstance(prompt, (list, tuple)):
+        raise ArenaError(
+            "Assisted generation runs one prompt at a time (batch size 1): "
+            "race the prompts one after another instead of as a batch."
+        )
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ArenaError("The prompt is empty: type some text to continue or a question to answer.")
+    return prompt
+
+
+def prepare(preset: Preset, prompt: Any, limits: Limits = Limits(), cache: ModelCache = MODEL_CACHE,
+            progress: Progress | None = None) -> RaceSetup:
+    """Validate, load (cached) and encode everything for a race of `preset` on `prompt`."""
+    prompt = check_prompt(prompt, limits)
+    if preset.max_new_tokens > limits.max_new_tokens:
+        raise ArenaError(f"max_new_tokens={preset.max_new_tokens} is above this server's cap of {limits.max_new_tokens}.")
+    method = get_method(preset.method)
+    method.check_preset(preset)
+    options = LoadOptions(preset.dtype, preset.quantization, preset.device_map, limits.allow_local, limits.trust_remote_code)
+    target = cache.get_model(preset.target, options, progress)
+    tokenizers = cache.tokenizer_pool(preset.tokenizer or preset.target, limits.allow_local, progress,
+                                      limits.trust_remote_code)
+    assistant = assistant_tokenizers = None
+    if preset.assistant:
+        assistant = cache.get_model(preset.assistant, options, progress)
+        assistant_tokenizers = cache.tokenizer_pool(preset.assistant_tokenizer or preset.assistant, limits.allow_local,
+                                                    progress, limits.trust_remote_code)
+    method.check_models(preset, target.model, assistant.model if assistant else None, tokenizers.original,
+                        assistant_tokenizers.original if assistant_tokenizers else None)
+    with tokenizers.borrow() as tok:
+        enc = encode_prompt(tok, prompt, preset.chat_template)
+    n_prompt = enc["input_ids"].shape[1]
+    if n_prompt > limits.max_prompt_tokens:
+        raise ArenaError(f"The prompt is {n_prompt} tokens; this server accepts at most {limits.max_prompt_tokens}.")
+    device = target.model.device
+    return RaceSetup(preset, method, method.generate_args(preset), target, assistant, tokenizers, assistant_tokenizers,
+                     enc["input_ids"].to(device), enc["attention_mask"].to(device))
+
+
+def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None = None,
+                  tokenizers: tuple[Any, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    """The model to call and the generate() kwargs (without streamer/stopping) for one side.
+
+    The assisted side runs on private views (hooks.private_view) so that run state transformers
+    writes into configs never reaches the cached models or a concurrent baseline.
+    tokenizers: (target, assistant) copies this call may use exclusively (UAD); without them the
+    pools' originals are used, which only a single-threaded caller (a script) may do.
+    """
+    p = setup.preset
+    pad = setup.tokenizer.pad_token_id
+    if pad is None:
+        pad = setup.tokenizer.eos_token_id
+    kwargs: dict[str, Any] = {
+        "input_ids": setup.input_ids,
+        "attention_mask": setup.attention_mask,
+        "max_new_tokens": max_new_tokens or p.max_new_tokens,
+        "do_sample": p.do_sample,
+        "pad_token_id": pad,
+    }
+    if p.do_sample:
+        kwargs.update(temperature=p.temperature, top_p=p.top_p)
+    if not assisted:
+        return setup.target.model, kwargs
+    target = private_view(setup.target.model)
+    args = setup.args
+    kwargs.update(args.kwargs)
+    drafting_model = target
+    if args.uses_assistant_model:
+        drafting_model = private_view(setup.assistant.model)
+        kwargs["assistant_model"] = drafting_model
+    for key, value in args.drafter_config.items():
+        setattr(drafting_model.generation_config, key, value)
+    if args.uses_tokenizers:
+        target_tok, assistant_tok = tokenizers or (setup.tokenizers.original, setup.assistant_tokenizers.original)
+        # Fresh identities (shallow copies): transformers caches its vocabulary translator per tokenizer
+        # pair and prunes the assistant only when it builds one, so each run's assistant view needs its own.
+        kwargs["tokenizer"] = copy.copy(target_tok)
+        kwargs["assistant_tokenizer"] = copy.copy(assistant_tok)
+    return target, kwargs

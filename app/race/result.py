@@ -1,0 +1,206 @@
+"""The race result as typed structures: what crosses from the race to the CLI, the page and the API.
+
+:meth:`RaceResult.to_dict` is the command-line JSON contract (docs/DESIGN.md §4) and
+:meth:`RaceResult.from_dict` reads it back, checking every field, so a saved result from an
+older or foreign file gets one clear message instead of a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import ArenaError
+from .stats import acceptance_rate, first_divergence, mean_accepted_length, speedup, tokens_per_second
+
+STATUSES = ("accepted", "resampled", "bonus", "target")
+MODES = ("concurrent", "sequential")
+
+
+@dataclass
+class Token:
+    """One generated token: id, its text (decoded in context) and its status (docs/DESIGN.md §3)."""
+
+    id: int
+    text: str
+    status: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "status": self.status}
+
+
+@dataclass
+class Round:
+    """One assisted round: k drafted, n accepted, the rejected draft's text."""
+
+    drafted: int
+    accepted: int
+    rejected_text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"drafted": self.drafted, "accepted": self.accepted, "rejected_text": self.rejected_text}
+
+
+@dataclass
+class SideResult:
+    """One side of a race. seconds: wall time of generate(); ttft_seconds: time to the first new token."""
+
+    text: str = ""
+    token_ids: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+    ttft_seconds: float | None = None
+
+    @property
+    def new_tokens(self) -> int:
+        return len(self.token_ids)
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Rounded as in the contract (3 decimals), so speedups computed from it match the JSON."""
+        return round(tokens_per_second(self.new_tokens, self.seconds), 3)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "token_ids": list(self.token_ids), "new_tokens": self.new_tokens,
+                "seconds": round(self.seconds, 4), "tokens_per_second": self.tokens_per_second,
+                "ttft_seconds": round(self.ttft_seconds, 4) if self.ttft_seconds is not None else None}
+
+
+@dataclass
+class AssistedResult(SideResult):
+    """The assisted side: also every token with its status and every round."""
+
+    tokens: list[Token] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        return acceptance_rate(self.rounds)
+
+    @property
+    def mean_accepted_length(self) -> float:
+        return mean_accepted_length(self.rounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out.update(tokens=[t.to_dict() for t in self.tokens], rounds=[r.to_dict() for r in self.rounds],
+                   acceptance_rate=self.acceptance_rate, mean_accepted_length=self.mean_accepted_length)
+        return out
+
+
+@dataclass
+class RaceResult:
+    """A finished (or stopped, or failed) race. errors: side -> one-line message."""
+
+    preset: str
+    method: str
+    target: str
+    assistant: str | None
+    mode: str
+    do_sample: bool
+    device: str
+    baseline: SideResult
+    assisted: AssistedResult
+    errors: dict[str, str] = field(default_factory=dict)
+    stopped: bool = False
+
+    @property
+    def speedup(self) -> float:
+        """Assisted tokens/s over baseline tokens/s (0 when the baseline produced nothing)."""
+        return round(speedup(self.assisted.tokens_per_second, self.baseline.tokens_per_second), 4)
+
+    @property
+    def identical(self) -> bool:
+        return self.baseline.token_ids == self.assisted.token_ids
+
+    @property
+    def first_divergence(self) -> int | None:
+        return first_divergence(self.baseline.token_ids, self.assisted.token_ids)
+
+    @property
+    def prefix_only(self) -> bool:
+        """The outputs differ only in length (one is a prefix of the other), e.g. after Stop."""
+        at = self.first_divergence
+        return at is not None and at == min(self.baseline.new_tokens, self.assisted.new_tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract object (docs/DESIGN.md §4)."""
+        out = {"preset": self.preset, "method": self.method, "target": self.target, "assistant": self.assistant,
+               "mode": self.mode, "do_sample": self.do_sample, "device": self.device,
+               "baseline": self.baseline.to_dict(), "assisted": self.assisted.to_dict(), "speedup": self.speedup,
+               "identical": self.identical, "first_divergence": self.first_divergence}
+        if self.errors:
+            out["errors"] = dict(self.errors)
+        if self.stopped:
+            out["stopped"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "result") -> "RaceResult":
+        """Read a contract object back; ArenaError naming the first bad field."""
+        return _Reader(where).race(data)
+
+
+class _Reader:
+    """Checks a contract object field by field (see :meth:`RaceResult.from_dict`)."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def fail(self, path: str, problem: str) -> ArenaError:
+        return ArenaError(f"{self.where}: {path} {problem}")
+
+    def get(self, data: Any, key: str, kinds: tuple, path: str, optional: bool = False) -> Any:
+        if not isinstance(data, dict):
+            raise self.fail(path or "the file", "must be a JSON object")
+        if key not in data:
+            if optional:
+                return None
+            raise self.fail(f"{path}.{key}".lstrip("."), "is missing")
+        value = data[key]
+        if value is None and optional:
+            return None
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise self.fail(f"{path}.{key}".lstrip("."), f"has the wrong type ({type(value).__name__})")
+        return value
+
+    def ints(self, data: Any, key: str, path: str) -> list[int]:
+        values = self.get(data, key, (list,), path)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise self.fail(f"{path}.{key}", "must be a list of token ids")
+        return list(values)
+
+    def side(self, data: Any, path: str) -> dict[str, Any]:
+        return {"text": self.get(data, "text", (str,), path), "token_ids": self.ints(data, "token_ids", path),
+                "seconds": float(self.get(data, "seconds", (int, float), path)),
+                "ttft_seconds": self.get(data, "ttft_seconds", (int, float), path, optional=True)}
+
+    def token(self, data: Any, path: str) -> Token:
+        status = self.get(data, "status", (str,), path)
+        if status not in STATUSES:
+            raise self.fail(f"{path}.status", f"must be one of {', '.join(STATUSES)}; got {status!r}")
+        return Token(self.get(data, "id", (int,), path), self.get(data, "text", (str,), path), status)
+
+    def round(self, data: Any, path: str) -> Round:
+        drafted, accepted = self.get(data, "drafted", (int,), path), self.get(data, "accepted", (int,), path)
+        if not 0 <= accepted <= drafted:
+            raise self.fail(path, f"accepts {accepted} of {drafted} drafted tokens")
+        return Round(drafted, accepted, self.get(data, "rejected_text", (str,), path, optional=True) or "")
+
+    def race(self, data: Any) -> RaceResult:
+        a = self.get(data, "assisted", (dict,), "")
+        assisted = AssistedResult(**self.side(a, "assisted"),
+                                  tokens=[self.token(t, f"assisted.tokens.{i}")
+                                          for i, t in enumerate(self.get(a, "tokens", (list,), "assisted"))],
+                                  rounds=[self.round(r, f"assisted.rounds.{i}")
+                                          for i, r in enumerate(self.get(a, "rounds", (list,), "assisted"))])
+        mode = self.get(data, "mode", (str,), "")
+        if mode not in MODES:
+            raise self.fail("mode", f"must be one of {', '.join(MODES)}; got {mode!r}")
+        errors = self.get(data, "errors", (dict,), "", optional=True) or {}
+        return RaceResult(
+            preset=self.get(data, "preset", (str,), ""), method=self.get(data, "method", (str,), ""),
+            target=self.get(data, "target", (str,), ""), assistant=self.get(data, "assistant", (str,), "", optional=True),
+            mode=mode, do_sample=self.get(data, "do_sample", (bool,), ""), device=self.get(data, "device", (str,), ""),
+            baseline=SideResult(**self.side(self.get(data, "baseline", (dict,), ""), "baseline")), assisted=assisted,
+            errors={str(k): str(v) for k, v in errors.items()},
+            stopped=bool(self.get(data, "stopped", (bool,), "", optional=True)))

@@ -1,0 +1,255 @@
+"""The race: baseline and assisted generate() in worker threads, streaming typed events.
+
+Concurrent mode starts both sides at once (a show: on a small CPU they share cores).
+Sequential mode warms both up, then runs baseline and assisted one after the other, for
+fair timing. Every worker always ends with a :class:`~app.race.trace.DoneEvent`; a stop
+signal ends both runs after their current forward pass through a stopping criterion.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import torch
+
+from ..core.errors import ArenaError
+from .hooks import bind_tracer
+from .prepare import RaceSetup, generate_call
+from .result import AssistedResult, RaceResult, Round, SideResult, Token
+from .trace import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
+
+log = logging.getLogger(__name__)
+
+SIDES = ("baseline", "assisted")
+WARMUP_TOKENS = 8
+
+
+def describe_error(exc: BaseException, setup: RaceSetup | None = None) -> tuple[str, bool]:
+    """(one-line message for the user, whether the failure is an expected one that needs no traceback)."""
+    known = setup.method.explain(exc) if setup is not None else None
+    if known:
+        return known, True
+    if isinstance(exc, ArenaError):
+        return str(exc), True
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        return "Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization.", False
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"Generation failed ({type(exc).__name__}): {first}", False
+
+
+@dataclass
+class SideRecord:
+    """What the reader has seen of one side (texts decoded on the reader's thread)."""
+
+    token_ids: list[int] = field(default_factory=list)
+    tokens: list[Token] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+    seconds: float = 0.0
+    ttft: float | None = None
+    error: str | None = None
+    done: bool = False
+    stopped: bool = False
+
+
+class Race:
+    """One race between plain and assisted generation of `setup`.
+
+    sequential: warm up, then time baseline and assisted one after the other.
+    seed: torch seed set before each side when sampling (concurrent sampling shares the global
+    generator between threads, so only sequential sampling runs are reproducible).
+    """
+
+    def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None):
+        self.setup = setup
+        self.sequential = sequential
+        self.seed = seed
+        self.stop_event = threading.Event()
+        self.events_queue: queue.Queue[Event] = queue.Queue()
+        self.threads: list[threading.Thread] = []
+        self.streamers: dict[str, TraceStreamer] = {}
+        self.records = {side: SideRecord() for side in SIDES}
+        tok = setup.tokenizers.acquire()  # fast tokenizers are not thread-safe: one per reader
+        self._reader_tokenizer_released = False
+        context = setup.input_ids[0].tolist()
+        self._detok = {side: Detokenizer(tok, context) for side in SIDES}
+        self._tokenizer = tok
+
+    # ----- workers -------------------------------------------------------------------
+    @contextmanager
+    def _tokenizers_for(self, assisted: bool) -> Iterator[tuple[Any, Any] | None]:
+        """Exclusive tokenizer copies for a UAD generate() call (None for other calls)."""
+        setup = self.setup
+        if not (assisted and setup.args.uses_tokenizers):
+            yield None
+            return
+        with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
+            yield target_tok, assistant_tok
+
+    def _run_side(self, side: str) -> None:
+        assisted = side == "assisted"
+        streamer = TraceStreamer(side, assisted, self.events_queue.put)
+        self.streamers[side] = streamer
+        start = time.perf_counter()
+        try:
+            with self._tokenizers_for(assisted) as toks:
+                model, kwargs = generate_call(self.setup, assisted, tokenizers=toks)
+                kwargs["streamer"] = streamer
+                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
+                if self.seed is not None:
+                    torch.manual_seed(self.seed)
+                with bind_tracer(streamer if assisted else None), torch.inference_mode():
+                    start = streamer.start = time.perf_counter()
+                    model.generate(**kwargs)
+        except BaseException as exc:  # reported to the reader; the worker never dies silently
+            message, expected = describe_error(exc, self.setup)
+            if not expected:
+                log.exception("%s generation failed", side)
+            self.events_queue.put(ErrorEvent(side, message))
+            if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        finally:
+            self.events_queue.put(DoneEvent(side, time.perf_counter() - start, self.stop_event.is_set()))
+
+    def _warm_up(self) -> None:
+        for assisted in (False, True):
+            if self.stop_event.is_set():
+                return
+            with self._tokenizers_for(assisted) as toks:
+                model, kwargs = generate_call(self.setup, assisted, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
+                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
+                with torch.inference_mode():
+                    model.generate(**kwargs)
+
+    def _run_sequential(self) -> None:
+        try:
+            self._warm_up()
+        except BaseException as exc:
+            log.exception("warm-up failed")
+            for side in SIDES:
+                self.events_queue.put(ErrorEvent(side, describe_error(exc, self.setup)[0]))
+                self.events_queue.put(DoneEvent(side, 0.0, self.stop_event.is_set()))
+            return
+        for side in SIDES:
+            self._run_side(side)
+
+    def start(self) -> None:
+        """Start the worker thread(s); idempotent."""
+        if self.threads:
+            return
+        if self.sequential:
+            self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
+        else:
+            self.threads = [threading.Thread(target=self._run_side, args=(s,), name=f"race-{s}", daemon=True)
+                            for s in SIDES]
+        for t in self.threads:
+            t.start()
+
+    def stop(self) -> None:
+        """Ask both sides to end after their current forward pass."""
+        self.stop_event.set()
+
+    def elapsed(self, side: str) -> float | None:
+        """Seconds since `side`'s generate() started (its final time once done); None before it starts."""
+        rec = self.records[side]
+        if rec.done:
+            return rec.seconds
+        streamer = self.streamers.get(side)
+        return None if streamer is None else time.perf_counter() - streamer.start
+
+    def side_started(self, side: str) -> bool:
+        """Whether `side`'s worker has begun (its streamer exists)."""
+        return side in self.streamers
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the workers; True when all have ended."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for t in self.threads:
+            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self.threads)
+
+    # ----- reader ------------------------------------------------------------------------
+    def _record(self, event: Event) -> None:
+        rec = self.records[event.side]
+        if isinstance(event, TokenEvent):
+            text = self._detok[event.side].push(event.token_id)
+            rec.token_ids.append(event.token_id)
+            rec.tokens.append(Token(event.token_id, text, event.status))
+            if rec.ttft is None:
+                rec.ttft = event.t
+        elif isinstance(event, RoundEvent):
+            rejected = self._tokenizer.decode(list(event.rejected_ids), skip_special_tokens=False,
+                                              clean_up_tokenization_spaces=False)
+            rec.rounds.append(Round(event.drafted, event.accepted, rejected))
+        elif isinstance(event, ErrorEvent):
+            rec.error = event.message
+        elif isinstance(event, DoneEvent):
+            tail = self._detok[event.side].flush()
+            if tail and rec.tokens:
+                rec.tokens[-1].text += tail
+            rec.seconds, rec.done, rec.stopped = event.seconds, True, event.stopped
+
+    def events(self, poll: float = 0.1, timeout: float | None = None) -> Iterator[Event]:
+        """Start (if needed) and yield every event until both sides are done.
+
+        timeout: give up (stop the race) when no event arrives for this many seconds.
+        """
+        self.start()
+        try:
+            yield from self._drain(poll, timeout)
+        finally:
+            self._release_reader_tokenizer()
+
+    def _release_reader_tokenizer(self) -> None:
+        """Give the reader's tokenizer back to the pool once nothing will decode any more."""
+        if not self._reader_tokenizer_released and all(r.done for r in self.records.values()):
+            self._reader_tokenizer_released = True
+            self.setup.tokenizers.release(self._tokenizer)
+
+    def _drain(self, poll: float, timeout: float | None) -> Iterator[Event]:
+        last = time.monotonic()
+        while not all(r.done for r in self.records.values()):
+            try:
+                event = self.events_queue.get(timeout=poll)
+            except queue.Empty:
+                if timeout is not None and time.monotonic() - last > timeout:
+                    self.stop()
+                    raise ArenaError(f"No progress for {timeout:.0f} s: the race was stopped.")
+                if not any(t.is_alive() for t in self.threads) and self.events_queue.empty():
+                    for side, rec in self.records.items():  # cannot happen: workers always send Done
+                        if not rec.done:
+                            rec.error, rec.done = rec.error or "worker ended without a result", True
+                continue
+            last = time.monotonic()
+            self._record(event)
+            yield event
+
+    def run(self) -> RaceResult:
+        """Run to the end without streaming; returns :meth:`result`."""
+        for _ in self.events():
+            pass
+        return self.result()
+
+    # ----- result --------------------------------------------------------------------------
+    def _side(self, side: str) -> dict[str, Any]:
+        rec = self.records[side]
+        return {"text": self._detok[side].text(rec.token_ids), "token_ids": list(rec.token_ids),
+                "seconds": rec.seconds, "ttft_seconds": rec.ttft}
+
+    def result(self) -> RaceResult:
+        """The race so far as a :class:`RaceResult` (its ``to_dict()`` is the JSON contract)."""
+        p = self.setup.preset
+        assisted = self.records["assisted"]
+        return RaceResult(
+            preset=p.id, method=p.method, target=p.target, assistant=p.assistant,
+            mode="sequential" if self.sequential else "concurrent", do_sample=p.do_sample, device=self.setup.device,
+            baseline=SideResult(**self._side("baseline")),
+            assisted=AssistedResult(**self._side("assisted"), tokens=[Token(t.id, t.text, t.status) for t in assisted.tokens],
+                                    rounds=[Round(r.drafted, r.accepted, r.rejected_text) for r in assisted.rounds]),
+            errors={s: r.error for s, r in self.records.items() if r.error},
+            stopped=any(r.stopped for r in self.records.values()))

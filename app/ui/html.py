@@ -1,0 +1,32 @@
+"""Small HTML pieces every tab shares (pure functions, no gradio): escaping and the status line."""
+
+from __future__ import annotations
+
+import html
+
+ICONS = {"error": "\u26a0", "ok": "\u2713", "info": "\u2139"}
+
+
+def esc(text: object) -> str:
+    """HTML-escape any value (quotes too, so it is safe inside attributes)."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def attr(text: str) -> str:
+    """Escape for an attribute value, keeping line breaks visible in tooltips."""
+    return esc(text).replace("\n", "&#10;")
+
+
+def status_html(message: str, kind: str = "info") -> str:
+    """A one-line status or error box (kind: info | error | ok); errors are plain words, never a traceback."""
+    if not message:
+        return ""
+    role = ' role="alert"' if kind == "error" else ' role="status"'
+    icon = ICONS.get(kind, ICONS["info"])
+    return f'<div class="status status-{esc(kind)}"{role}><span class="status-icon">{icon}</span>{esc(message)}</div>'
+
+
+def unexpected_error_text(exc: BaseException) -> str:
+    """The one line a user sees for a bug (the traceback goes to the server log)."""
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    return f"Unexpected error ({type(exc).__name__}: {first}); see the server log."

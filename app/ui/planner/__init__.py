@@ -1,0 +1,1 @@
+"""The Planner tab (see app/ui/planner/tab.py)."""

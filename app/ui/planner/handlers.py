@@ -1,0 +1,282 @@
+"""Event functions of the Planner tab: the calculator, measuring a model pair, Stop, the /plan API.
+
+Handlers return ``{component: value}`` for the tab's components (``ui``, built in tab.py).
+:meth:`PlannerHandlers.plan_measure` runs ``plan_for_preset`` in a worker thread through
+:func:`app.ui.streaming.run_streaming`, streaming its progress lines; Stop ends it at the next
+step. No ``from __future__ import annotations``: ``gr.api`` reads the endpoint's annotations at
+runtime.
+"""
+
+import json
+import logging
+import math
+import re
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import gradio as gr
+
+from ...core.errors import ArenaError
+from ...core.presets import Preset, get_preset, load_presets
+from ...core.requests import apply_overrides, split_prompts
+from ...core.sources import resolve
+from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
+from ...planner.memory import DTYPE_BYTES
+from ...planner.plan import PlanOptions, plan_from_numbers
+from ...planner.report import plan_to_csv
+from ...race.methods import get_method
+from ..config import UIConfig
+from ..html import status_html, unexpected_error_text
+from ..streaming import run_streaming
+from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
+                     table_html)
+
+log = logging.getLogger("app.ui")
+
+DEFAULT_PLAN_PRESET = "offline-uad"
+MAX_PROMPTS = 8
+TICK = 0.5  # seconds between two progress frames while measuring
+_EXPORT_DIR: Optional[Path] = None
+
+
+class PlanCancelled(Exception):
+    """Raised in the progress callback when the user pressed Stop or left the page."""
+
+
+class PlanState:
+    """Per-browser-session planner state: the cancel flag and the latest plan."""
+
+    def __init__(self) -> None:
+        self.cancel = threading.Event()
+        self.plan: Optional[dict] = None
+        self.running = False
+
+    def __deepcopy__(self, memo: dict) -> "PlanState":  # gr.State deep-copies its value per session
+        return PlanState()
+
+
+def export_dir() -> Path:
+    """The app-owned temp folder the downloads are written to (created once per process)."""
+    global _EXPORT_DIR
+    if _EXPORT_DIR is None:
+        _EXPORT_DIR = Path(tempfile.mkdtemp(prefix="arena-plans-"))
+    return _EXPORT_DIR
+
+
+def export_plan(plan: dict) -> tuple:
+    """Write the plan as JSON and as key,value CSV into :func:`export_dir`; returns the two paths."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(plan.get("preset") or plan.get("mode") or "plan"))[:60]
+    stem = export_dir() / f"plan-{name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    json_path, csv_path = stem.with_suffix(".json"), stem.with_suffix(".csv")
+    json_path.write_text(json.dumps(plan, ensure_ascii=False, indent=2), encoding="utf-8")
+    csv_path.write_text(plan_to_csv(plan), encoding="utf-8")
+    return str(json_path), str(csv_path)
+
+
+def parse_prices(text: Optional[str]) -> tuple:
+    """GPU prices, one 'NAME=DOLLARS_PER_HOUR' a line (or ';'-separated); empty: the article's defaults."""
+    items = [x.strip() for x in re.split(r"[\n;]", text or "") if x.strip()]
+    return tuple(parse_gpu_price(x) for x in items) if items else DEFAULT_GPUS
+
+
+def default_prices() -> str:
+    return "\n".join(f"{g.name}={g.dollars_per_hour:g}" for g in DEFAULT_GPUS)
+
+
+def _number(value: Any, name: str, minimum: float, whole: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ArenaError(f"{name} must be a number; got {value!r}.") from None
+    if not math.isfinite(x) or x < minimum or (whole and x != int(x)):
+        kind = "a whole number" if whole else "a number"
+        raise ArenaError(f"{name} must be {kind} of at least {minimum:g}; got {value}.")
+    return int(x) if whole else x
+
+
+def plan_options(gpu_memory: Any, context: Any, dtype: Any, prices: Any, hours: Any,
+                 max_new_tokens: Any = None, cap: int = 512) -> PlanOptions:
+    """PlanOptions from the tab's inputs; ArenaError with a plain sentence for a bad value."""
+    if dtype not in DTYPE_BYTES:
+        raise ArenaError(f"dtype must be one of {', '.join(DTYPE_BYTES)}; got {dtype!r}.")
+    n = None
+    if max_new_tokens is not None:
+        n = _number(max_new_tokens, "Max new tokens", 1, whole=True)
+        if n > cap:
+            raise ArenaError(f"Max new tokens {n} is above this server's cap of {cap}.")
+    return PlanOptions(dtype=dtype, context_tokens=_number(context, "Context length", 1, whole=True),
+                       gpu_memory_gb=_number(gpu_memory, "GPU memory (GB)", 0.001), gpus=parse_prices(prices),
+                       hours_per_month=_number(hours, "Hours per month", 0.001), max_new_tokens=n)
+
+
+def read_prompts(text: Optional[str], preset: Preset) -> list:
+    """Prompts one a line (or blocks between '---' lines); none: the preset's example prompts. At most MAX_PROMPTS."""
+    prompts = split_prompts(text or "") or list(preset.example_prompts)
+    if not prompts:
+        raise ArenaError("Give at least one prompt (one per line): this preset has no example prompts.")
+    if len(prompts) > MAX_PROMPTS:
+        raise ArenaError(f"{len(prompts)} prompts: the planner measures at most {MAX_PROMPTS} (each is run several times).")
+    return prompts
+
+
+def calculator(alpha: Any, c: Any, options: PlanOptions) -> dict:
+    """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
+    if alpha is None or c is None or alpha == "" or c == "":
+        raise ArenaError("Enter both alpha (acceptance rate, 0-1) and c (draft step / target step, above 0).")
+    plan = plan_from_numbers(_number(alpha, "alpha", 0.0), _number(c, "c", 0.0), options)
+    plan["notes"] = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
+                     "token is accepted independently with probability alpha."]
+    return plan
+
+
+def prompt_text(preset_id: str) -> str:
+    return "\n".join(get_preset(preset_id).example_prompts)
+
+
+class PlannerHandlers:
+    """Event functions of the Planner tab, bound to one server configuration and the tab's components."""
+
+    def __init__(self, config: UIConfig, ui: Any):
+        self.config, self.ui = config, ui
+
+    # ----- frames -----------------------------------------------------------------------------
+    def report(self, plan: dict, status: str) -> dict:
+        """Every report component from a finished plan (the downloads are written here)."""
+        json_path, csv_path = export_plan(plan)
+        u = self.ui
+        return {u.status: status, u.headline: headline_html(plan), u.plot: plot_html(plan), u.table: table_html(plan),
+                u.check: check_html(plan), u.memory: memory_html(plan), u.cost: cost_html(plan),
+                u.advice: advice_html(plan), u.json_file: gr.update(value=json_path, interactive=True),
+                u.csv_file: gr.update(value=csv_path, interactive=True), u.raw: plan}
+
+    def buttons(self, busy: bool) -> dict:
+        return {self.ui.measure: gr.update(interactive=not busy), self.ui.stop: gr.update(interactive=busy)}
+
+    def status(self, text: str, kind: str = "info") -> dict:
+        return {self.ui.status: status_html(text, kind)}
+
+    # ----- calculator -------------------------------------------------------------------------
+    def plan_calculate(self, alpha: Any, c: Any, prices: Any, hours: Any) -> dict:
+        """Compute button: the calculator (no model), the whole report."""
+        try:
+            plan = calculator(alpha, c, plan_options(24.0, 4096, "bfloat16", prices, hours))
+        except ArenaError as exc:
+            gr.Warning(str(exc))
+            return self.status(str(exc), "error")
+        return self.report(plan, status_html(f"Calculated for alpha {plan['alpha']:g}, c {plan['c']:g}: best gamma "
+                                             f"{plan['best_gamma']} \u2192 {plan['predicted_speedup']:.2f}x.", "ok"))
+
+    # ----- measuring --------------------------------------------------------------------------
+    def preset_for(self, preset_id: str, target: Any, assistant: Any) -> Preset:
+        """The preset with the tab's model overrides; local folders only when the server allows them."""
+        base = get_preset(preset_id)
+        changes = {"target": target}
+        if get_method(base.method).needs_assistant:
+            changes["assistant"] = assistant
+        preset = apply_overrides(base, changes)
+        for spec in filter(None, (preset.target, preset.assistant)):
+            resolve(spec, allow_local=self.config.limits.allow_local)  # ArenaError for a folder when not allowed
+        return preset
+
+    def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,
+                     max_new_tokens: Any, gpu_memory: Any, context: Any, dtype: Any, prices: Any,
+                     hours: Any) -> Iterator[dict]:
+        """Measure and plan button: stream progress, then the whole report."""
+        try:
+            options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens,
+                                   self.config.max_new_tokens_cap)
+            preset = self.preset_for(preset_id, target, assistant)
+            prompt_list = read_prompts(prompts, preset)
+        except ArenaError as exc:
+            gr.Warning(str(exc))
+            yield self.status(str(exc), "error")
+            return
+        yield from self.measure_preset(state, preset, prompt_list, options)
+
+    def measure_preset(self, state: PlanState, preset: Preset, prompts: list, options: PlanOptions) -> Iterator[dict]:
+        """Run ``plan_for_preset`` in a worker thread; a progress frame every TICK, then the report."""
+        from ...planner.plan import plan_for_preset
+
+        state.cancel.clear()
+        state.running = True
+        lines = [f"Measuring {preset.id}: {len(prompts)} prompt(s), greedy"]
+
+        def progress(msg: str) -> None:
+            if state.cancel.is_set():
+                raise PlanCancelled()
+            if lines[-1] != msg:
+                lines.append(str(msg))
+
+        started = time.monotonic()
+        try:
+            yield {self.ui.status: progress_html(lines, 0.0), **self.buttons(True)}
+            plan = yield from run_streaming(lambda: plan_for_preset(preset, prompts, options, progress),
+                                            lambda elapsed: {self.ui.status: progress_html(lines, elapsed)},
+                                            TICK, "plan-measure")
+            state.plan = plan
+            yield {**self.report(plan, status_html(f"Measured {preset.id} in {time.monotonic() - started:.0f} s: alpha "
+                                                   f"{plan['alpha']:.3f}, c {plan['c']:.4f}, best gamma "
+                                                   f"{plan['best_gamma']}.", "ok")), **self.buttons(False)}
+        except Exception as error:
+            yield {**self._measure_failed(state, error), **self.buttons(False)}
+        finally:
+            state.running = False
+            state.cancel.set()  # the tab went away or the run ended: the worker stops at its next step
+
+    def _measure_failed(self, state: PlanState, error: Exception) -> dict:
+        if isinstance(error, PlanCancelled) or state.cancel.is_set():
+            return self.status("Stopped: nothing was planned. Press Measure and plan to start again.")
+        if isinstance(error, ArenaError):
+            gr.Warning(str(error))
+            return self.status(str(error), "error")
+        log.error("planner failed", exc_info=error)
+        return self.status(unexpected_error_text(error), "error")
+
+    def plan_stop(self, state: PlanState) -> dict:
+        """Stop button: the measuring ends at its next step (a forward pass or a race already running finishes)."""
+        if not state.running:
+            return self.status("Nothing is being measured.")
+        state.cancel.set()
+        return self.status("Stopping after the current step\u2026")
+
+    def preset_changed(self, preset_id: str, prompts: Optional[str]) -> dict:
+        """Planner preset picked: the models' placeholders, the assistant box, and the examples (own text kept)."""
+        preset = get_preset(preset_id)
+        examples = {prompt_text(p) for p in load_presets()}
+        keep = bool(prompts and prompts.strip()) and prompts not in examples
+        needs = get_method(preset.method).needs_assistant
+        out = {self.ui.target: gr.update(value="", placeholder=preset.target),
+               self.ui.assistant: gr.update(value="", placeholder=preset.assistant or "", visible=needs)}
+        if not keep:
+            out[self.ui.prompts] = gr.update(value=prompt_text(preset_id))
+        return out
+
+    # ----- API ----------------------------------------------------------------------------------
+    def make_endpoint(self):
+        """A typed function for ``gr.api(api_name="plan")``: the calculator when alpha and c are given."""
+        config, handlers = self.config, self
+
+        def plan(preset: str = DEFAULT_PLAN_PRESET, prompts: str = "", alpha: Optional[float] = None,
+                 c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
+                 assistant: Optional[str] = None, dtype: str = "bfloat16", context_tokens: int = 4096,
+                 gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
+            """The planner: alpha/c/best gamma/memory/cost as one dict (the CLI's `plan --json`). With alpha and c:
+            the calculator (instant); otherwise measures on the preset's models (prompts: one per line)."""
+            from ...planner.plan import plan_for_preset
+
+            try:
+                if alpha is not None or c is not None:
+                    return calculator(alpha, c, plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
+                                                             hours_per_month))
+                options = plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month,
+                                       max_new_tokens, config.max_new_tokens_cap)
+                p = handlers.preset_for(preset, target, assistant)
+                return plan_for_preset(p, read_prompts(prompts, p), options, lambda m: log.info("%s", m))
+            except ArenaError as exc:
+                raise gr.Error(str(exc), print_exception=False) from None
+
+        return plan

@@ -1,0 +1,1 @@
+"""The Race tab (see app/ui/race/tab.py)."""

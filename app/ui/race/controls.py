@@ -1,0 +1,105 @@
+"""What the Race tab's controls show for a preset, and the request their values make (pure, no gradio).
+
+:func:`preset_state` gives plain values, so tests can check which knobs a method shows;
+:func:`request_from_controls` turns the controls' values into a
+:class:`~app.core.requests.RaceRequest` through the same override path as the CLI and the API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.knobs import KNOBS, REQUEST
+from ...core.presets import Preset, get_preset, load_presets
+from ...core.requests import RaceRequest, build_request
+from ...race.methods import METHODS, get_method
+from .stats import method_card_html
+
+#: Control values the race/measure events receive, in this order (after session and toggle).
+CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "max_new_tokens",
+                 "decoding", "temperature", "top_p", "seed") + KNOBS
+GREEDY, SAMPLING = "greedy", "sampling"
+#: The schedule dropdown's entry for "not set" (transformers' default).
+DEFAULT_SCHEDULE = "default"
+#: Preset groups in display order: where -> group label.
+GROUPS = {"offline": "Runs offline here", "needs hub": "Needs the hub", "needs hub + GPU": "Needs the hub + a GPU"}
+GROUP_ICONS = {"offline": "\u25cf", "needs hub": "\u25cb", "needs hub + GPU": "\u25cb"}
+
+
+def preset_choices(presets: dict[str, Preset] | None = None) -> list[tuple[str, str]]:
+    """(label, id) pairs grouped by where each preset runs: offline first, then hub, then hub + GPU."""
+    presets = presets if presets is not None else load_presets()
+    order = list(GROUPS)
+    ranked = sorted(presets.values(), key=lambda p: (order.index(p.where) if p.where in order else len(order), p.id))
+    return [(f"{GROUP_ICONS.get(p.where, '')} {GROUPS.get(p.where, p.where)} \u00b7 {p.id} \u2014 {p.title}", p.id)
+            for p in ranked]
+
+
+def methods_overview() -> str:
+    """Markdown list: one line per method (title, lossless or not, summary)."""
+    return "\n".join(f"- **{m.title}** (`{m.id}`{'' if m.lossless else ', lossy'}): {m.summary}"
+                     for m in METHODS.values())
+
+
+def knob_value(preset: Preset, name: str) -> Any:
+    value = getattr(preset, name)
+    if name == "num_assistant_tokens_schedule" and value is None:
+        return DEFAULT_SCHEDULE
+    return value
+
+
+def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]:
+    """Plain values the controls take when `preset_id` is picked.
+
+    prompt: the prompt box's current text; it is replaced by the new preset's first example
+    only when empty or one of any preset's examples (a user's own prompt is kept).
+    cap: the server's max_new_tokens cap.
+    """
+    preset = get_preset(preset_id)
+    method = get_method(preset.method)
+    all_examples = {e for p in load_presets().values() for e in p.example_prompts}
+    keep = bool(prompt and prompt.strip()) and prompt not in all_examples
+    return {
+        "card": method_card_html(preset, method),
+        "target": preset.target,
+        "assistant": preset.assistant or "",
+        "assistant_visible": method.needs_assistant,
+        "chat_template": preset.chat_template,
+        "max_new_tokens": min(preset.max_new_tokens, cap),
+        "decoding": SAMPLING if preset.do_sample else GREEDY,
+        "temperature": preset.temperature,
+        "top_p": preset.top_p,
+        "sampling_visible": preset.do_sample,
+        "knobs": {k: {"value": knob_value(preset, k), "visible": k in method.knobs} for k in KNOBS},
+        "knobs_label": f"Method knobs \u00b7 {method.title}" + ("" if method.knobs else " (none)"),
+        "examples": [[e] for e in preset.example_prompts],
+        "prompt": prompt if keep else (preset.example_prompts[0] if preset.example_prompts else (prompt or "")),
+    }
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def request_from_controls(values: dict[str, Any]) -> RaceRequest:
+    """Build a request from the controls (see CONTROL_NAMES).
+
+    Every knob of the active method is set from its control (blank: transformers' default); the
+    other methods' knobs are cleared, because a method rejects knobs it does not accept. An empty
+    target/assistant box keeps the preset's model. Raises ArenaError for invalid values.
+    """
+    method = get_method(get_preset(values["preset"]).method)
+    changes: dict[str, Any] = {}
+    for name in KNOBS:
+        value = values.get(name) if name in method.knobs else None
+        changes[name] = None if _blank(value) or value == DEFAULT_SCHEDULE else value
+    changes["target"] = values.get("target")
+    if method.needs_assistant:
+        changes["assistant"] = values.get("assistant")
+    for name in ("chat_template", "max_new_tokens"):
+        if values.get(name) is not None:
+            changes[name] = values[name]
+    changes["do_sample"] = values.get("decoding") == SAMPLING
+    if changes["do_sample"]:
+        changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})
+    return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST)

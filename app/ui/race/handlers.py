@@ -1,0 +1,287 @@
+"""Event functions of the Race tab: the streaming race, stop, toggles, preset changes.
+
+Each returns or yields ``{component: value}`` for the components it changes. The streaming events
+(:meth:`RaceHandlers.race_stream` / :meth:`RaceHandlers.measure_stream`) drive the same engine
+path as the CLI, ``prepare(...)`` then ``Race(...).events()``, each in a worker thread through
+:func:`app.ui.streaming.run_streaming`, rendering both panes every :data:`TICK` seconds. Their
+``finally`` stops the race whenever the generator ends early: gradio closes it when the browser
+tab goes away, and GeneratorExit lands in that ``finally``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any, Iterator
+
+import gradio as gr
+
+from ...core.errors import ArenaError
+from ...core.requests import RaceRequest
+from ...race.methods import get_method
+from ...race.prepare import RaceSetup, prepare
+from ...race.result import RaceResult
+from ...race.runner import Race
+from ..config import UIConfig
+from ..html import status_html, unexpected_error_text
+from ..streaming import run_streaming
+from .controls import CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
+from .render import PaneView, legend_html, pane_html
+from .session import Session
+from .stats import hardware_html, rounds_chart_html, short_model_name, stats_html
+
+log = logging.getLogger("app.ui")
+
+#: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
+TICK = 0.15
+
+
+def machine_facts(setup: RaceSetup | None = None) -> dict:
+    """Device and model facts for the hardware panel (no model is loaded here)."""
+    import torch
+
+    device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
+    gpu = torch.cuda.get_device_name(0) if str(device).startswith("cuda") and torch.cuda.is_available() else None
+    models = []
+    if setup is not None:
+        for role, loaded in (("target", setup.target), ("assistant", setup.assistant)):
+            if loaded is not None:
+                models.append({"role": role, "spec": loaded.spec, "n_params": loaded.n_params,
+                               "weight_bytes": loaded.weight_bytes, "dtype": loaded.dtype,
+                               "device": loaded.device, "load_seconds": loaded.load_seconds})
+    return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "models": models}
+
+
+def subtitles(request: RaceRequest) -> tuple[str, str]:
+    """The two panes' subtitles: what runs on each side."""
+    p = request.preset
+    target = short_model_name(p.target)
+    helper = f" + {short_model_name(p.assistant)}" if p.assistant else ""
+    return f"plain generate() \u00b7 {target}", f"{get_method(p.method).title} \u00b7 {target}{helper}"
+
+
+class Live:
+    """What the panes show while a race streams.
+
+    The rate ticks with the clock: tokens so far over the seconds since that side's generate()
+    started (the final figure once it is done), so it moves on every frame, not only on tokens.
+    """
+
+    def __init__(self, race: Race, request: RaceRequest, session: Session):
+        self.race, self.request, self.session = race, request, session
+        self.titles = subtitles(request)
+
+    def _phase(self, side: str) -> str:
+        rec, race = self.race.records[side], self.race
+        if rec.done:
+            return "error" if rec.error else "stopped" if rec.stopped else "done"
+        if race.side_started(side) or not race.sequential:
+            return "running"
+        return "waiting" if race.side_started("baseline") else "warmup"
+
+    def _rate(self, side: str, n: int) -> float | None:
+        elapsed = self.race.elapsed(side)
+        if elapsed is None or n == 0 or elapsed <= 0:
+            return None
+        return n / max(elapsed, 1e-6)
+
+    def view(self, side: str, diverge_at: int | None = None) -> PaneView:
+        rec = self.race.records[side]
+        tokens, rounds = list(rec.tokens), list(rec.rounds)  # snapshots: the reader thread appends meanwhile
+        phase = self._phase(side)
+        message = rec.error or {"warmup": "Warming up both runs (not timed)\u2026",
+                                "waiting": "Waits for the baseline: a fair measurement runs one side at a time."
+                                }.get(phase, "")
+        return PaneView(side=side, title="Baseline" if side == "baseline" else "Assisted",
+                        subtitle=self.titles[side == "assisted"], tokens=tokens, rounds=rounds, phase=phase,
+                        tokens_per_second=self._rate(side, len(tokens)), seconds=rec.seconds if rec.done else None,
+                        ttft=rec.ttft, message=message, show_rejected=self.session.show_rejected,
+                        diverge_at=diverge_at, max_new_tokens=self.request.preset.max_new_tokens)
+
+    def views(self, diverge_at: int | None = None) -> tuple[PaneView, PaneView]:
+        return self.view("baseline", diverge_at), self.view("assisted", diverge_at)
+
+
+def _join_in_background(race: Race, why: str) -> None:
+    def wait() -> None:
+        start = time.perf_counter()
+        ended = race.join(30)
+        log.info("race stopped (%s): workers %s after %.2f s", why, "ended" if ended else "STILL RUNNING",
+                 time.perf_counter() - start)
+
+    threading.Thread(target=wait, name="race-reaper", daemon=True).start()
+
+
+class RaceHandlers:
+    """The Race tab's event functions, bound to one server configuration and the tab's components (`ui`)."""
+
+    def __init__(self, config: UIConfig, ui: Any):
+        self.config, self.ui = config, ui
+
+    # ----- frames ----------------------------------------------------------------------------------
+    def buttons(self, running: bool) -> dict:
+        u = self.ui
+        return {u.run: gr.update(interactive=not running), u.measure: gr.update(interactive=not running),
+                u.stop: gr.update(interactive=running)}
+
+    def panes(self, session: Session, views: tuple[PaneView, PaneView], status: str) -> dict:
+        session.views = views
+        return {self.ui.baseline: pane_html(views[0]), self.ui.assisted: pane_html(views[1]), self.ui.status: status}
+
+    def hardware(self, session: Session) -> dict:
+        return {self.ui.hardware: hardware_html(session.facts or machine_facts())}
+
+    # ----- streaming race --------------------------------------------------------------------------
+    def race_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
+        """Concurrent race (the show): both sides start at once."""
+        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=False)
+
+    def measure_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
+        """Measure fairly: warm-up, then baseline and assisted one after the other."""
+        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=True)
+
+    def _prepare(self, session: Session, request: RaceRequest, views: tuple[PaneView, PaneView]) -> Iterator:
+        """Load models in a worker thread, yielding progress frames; returns the RaceSetup."""
+        messages: list[str] = []
+
+        def frame(elapsed: float) -> dict:
+            msg = messages[-1] if messages else "Preparing models and prompt"
+            for v in views:
+                v.message = f"{msg}\u2026 ({elapsed:.0f} s)"
+            return self.panes(session, views, status_html(f"{msg}\u2026", "info"))
+
+        setup = yield from run_streaming(
+            lambda: prepare(request.preset, request.prompt, limits=self.config.limits, progress=messages.append),
+            frame, 0.25, "race-prepare")
+        for v in views:
+            v.message = ""
+        return setup
+
+    def _run(self, session: Session, request: RaceRequest, setup: RaceSetup, sequential: bool) -> Iterator:
+        """Race in a worker thread (the engine's reader), rendering the panes every TICK; returns the result."""
+        race = session.race = Race(setup, sequential=sequential, seed=request.seed)
+        live = Live(race, request, session)
+        note = ("Measuring fairly: warm-up, then baseline, then assisted." if sequential else
+                "Racing: both runs at once" + (" on shared CPU cores (a show, not a measurement)."
+                                              if not str(setup.device).startswith("cuda") else "."))
+        yield {**self.panes(session, live.views(), status_html(note)), **self.hardware(session)}
+        result = yield from run_streaming(lambda: race.run(), lambda _: self.panes(session, live.views(), status_html(note)),
+                                          TICK, "race-reader")
+        return live, result
+
+    def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[dict]:
+        session.begin()
+        session.active, session.show_rejected, session.race = True, show_rejected, None
+        session.views = (PaneView("baseline", "Baseline", phase="loading"), PaneView("assisted", "Assisted", phase="loading"))
+        views = session.views
+        try:
+            request = request_from_controls(values)
+            session.lossless = get_method(request.preset.method).lossless
+            for v, sub in zip(views, subtitles(request)):
+                v.subtitle = sub
+            yield {**self.panes(session, views, status_html("Preparing\u2026")), **self.buttons(True)}
+            setup = yield from self._prepare(session, request, views)
+            session.facts = machine_facts(setup)
+            if session.cancel.is_set():
+                for v in views:
+                    v.phase, v.message = "stopped", "Stopped before the race started."
+                yield {**self.panes(session, views, status_html("Stopped before the race started.")),
+                       **self.hardware(session), **self.buttons(False)}
+                return
+            live, result = yield from self._run(session, request, setup, sequential)
+            yield self._finish(session, request, live, result)
+        except ArenaError as exc:
+            gr.Warning(str(exc))
+            yield self._failed(session, str(exc))
+        except Exception as exc:  # a bug: keep serving, say what happened, keep the traceback in the log
+            log.exception("race failed")
+            yield self._failed(session, unexpected_error_text(exc))
+        finally:
+            session.active = False
+            session.cancel.set()
+            race = session.race
+            if race is not None and not all(r.done for r in race.records.values()):
+                race.stop()  # the tab went away (GeneratorExit) or the run failed: end both workers
+                _join_in_background(race, "client left or run ended early")
+
+    def _finish(self, session: Session, request: RaceRequest, live: Live, result: RaceResult) -> dict:
+        session.remember(result.mode, request.signature, result)
+        diverge = None if result.identical or result.prefix_only else result.first_divergence
+        stats = stats_html(result, session.paired("concurrent", request.signature),
+                           session.paired("sequential", request.signature), session.lossless)
+        if result.errors:
+            status = status_html("; ".join(f"{s}: {m}" for s, m in result.errors.items()), "error")
+        elif result.stopped:
+            status = status_html("Stopped: both runs ended after their current forward pass.", "info")
+        else:
+            label, how = ("Measured fairly", "sequential") if result.mode == "sequential" else ("Race finished",
+                                                                                               "concurrent race")
+            status = status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, speedup "
+                                 f"{result.speedup:.2f}\u00d7 ({how}).", "ok")
+        return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
+                self.ui.stats: stats, self.ui.chart: rounds_chart_html(result.assisted.rounds)}
+
+    def _failed(self, session: Session, message: str) -> dict:
+        """The last views shown, marked as failed, with the message where a pane has no tokens."""
+        views = session.views
+        for v in views:
+            v.phase = "error"
+            if not v.tokens:
+                v.message = message
+        return {**self.panes(session, views, status_html(message, "error")), **self.hardware(session),
+                **self.buttons(False)}
+
+    # ----- small events -----------------------------------------------------------------------------
+    def stop(self, session: Session) -> dict:
+        """Stop button: end both runs after their current forward pass and wait for the threads."""
+        if not session.running():
+            session.cancel.set()
+            if session.active:
+                return {self.ui.status: status_html("Stopping: the race will not start once the models are ready.")}
+            return {self.ui.status: status_html("Nothing is running.")}
+        ended = session.stop(timeout=15)
+        return {self.ui.status: status_html("Stopped: both runs ended after their current forward pass." if ended
+                                            else "Stopping: the current forward pass is still running\u2026", "info")}
+
+    def toggle_rejected(self, session: Session, show: bool) -> dict:
+        """Show or hide rejected drafts inline (re-renders the assisted pane)."""
+        session.show_rejected = bool(show)
+        out = {self.ui.legend: legend_html(session.show_rejected)}
+        if session.views is not None:
+            session.views[1].show_rejected = session.show_rejected
+            out[self.ui.assisted] = pane_html(session.views[1])
+        return out
+
+    def preset_changed(self, preset_id: str, prompt: str | None) -> dict:
+        """A preset was picked: the card, models, decoding, the method's knobs, examples and prompt."""
+        u, s = self.ui, preset_state(preset_id, prompt, self.config.max_new_tokens_cap)
+        out = {u.card: s["card"], u.target: gr.update(value=s["target"]),
+               u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
+               u.chat_template: gr.update(value=s["chat_template"]), u.max_new_tokens: gr.update(value=s["max_new_tokens"]),
+               u.decoding: gr.update(value=s["decoding"]), u.temperature: gr.update(value=s["temperature"]),
+               u.top_p: gr.update(value=s["top_p"]), u.sampling_row: gr.update(visible=s["sampling_visible"]),
+               u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),
+               u.prompt: gr.update(value=s["prompt"])}
+        out.update({u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()})
+        return out
+
+    def page_loaded(self, preset_id: str, prompt: str | None) -> dict:
+        """gr.Number cannot start empty (it shows and sends 0), but an update to None empties it: apply the
+        preset's values on page load so unset knobs and the seed mean "default" / "random"."""
+        return {**self.preset_changed(preset_id, prompt), self.ui.seed: gr.update(value=None),
+                self.ui.status: status_html("Ready: pick a preset, edit the prompt, press Race.")}
+
+    def decoding_changed(self, decoding: str) -> dict:
+        return {self.ui.sampling_row: gr.update(visible=decoding == SAMPLING)}
+
+    def example_picked(self, index: int | None, preset_id: str) -> dict:
+        """The prompt for the clicked example of the current preset."""
+        from ...core.presets import get_preset
+
+        examples = get_preset(preset_id).example_prompts
+        if index is None or not 0 <= int(index) < len(examples):
+            return {}
+        return {self.ui.prompt: examples[int(index)]}

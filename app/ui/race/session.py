@@ -1,0 +1,62 @@
+"""Per-browser-session state of the Race tab, held in ``gr.State``.
+
+Nothing user-specific lives in module globals: each session gets its own :class:`Session`
+(gradio deep-copies the initial value; :meth:`Session.__deepcopy__` hands out a fresh one).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ...race.result import RaceResult
+from .render import PaneView
+
+
+class Session:
+    """One browser session: its running race, last results and view toggles.
+
+    results: mode ("concurrent" | "sequential") -> (settings signature, RaceResult).
+    views: the last (baseline, assisted) PaneView, re-rendered when a toggle changes.
+    """
+
+    def __init__(self) -> None:
+        self.race = None
+        self.active = False  # a race/measure event of this session is in progress (loading or running)
+        self.cancel = threading.Event()
+        self.show_rejected = False
+        self.results: dict[str, tuple[Any, RaceResult]] = {}
+        self.latest: RaceResult | None = None
+        self.lossless = True
+        self.views: tuple[PaneView, PaneView] | None = None
+        self.facts: dict | None = None
+
+    def __deepcopy__(self, memo: dict) -> "Session":
+        return Session()
+
+    def begin(self) -> None:
+        """A new run starts: forget an old stop request."""
+        self.cancel.clear()
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop the running race (if any) and wait for its threads; True when they ended."""
+        self.cancel.set()
+        race = self.race
+        if race is None:
+            return True
+        race.stop()
+        return race.join(timeout)
+
+    def running(self) -> bool:
+        race = self.race
+        return race is not None and any(t.is_alive() for t in race.threads)
+
+    def remember(self, mode: str, signature: Any, result: RaceResult) -> None:
+        """Keep `result` as the latest and as the last of its mode."""
+        self.results[mode] = (signature, result)
+        self.latest = result
+
+    def paired(self, mode: str, signature: Any) -> RaceResult | None:
+        """The last result of `mode` if it was run with the same settings, else None."""
+        hit = self.results.get(mode)
+        return hit[1] if hit and hit[0] == signature else None

@@ -1,0 +1,181 @@
+"""The Race tab: built from small section builders, each wiring the events of its own controls.
+
+Layout: the two race panes side by side; the legend and the rejected-drafts toggle; then prompt,
+buttons, status, stats, the per-round chart and the hardware facts on the left, and the settings
+(preset, models, decoding, method knobs) on the right. Components are collected on a
+:class:`RaceUI` namespace that the handlers (:class:`~app.ui.race.handlers.RaceHandlers`) return
+``{component: value}`` for.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import gradio as gr
+
+from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
+from ...core.presets import load_presets
+from ..config import UIConfig
+from ..html import status_html
+from .api import make_endpoint
+from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, methods_overview, preset_choices,
+                       preset_state)
+from .handlers import RaceHandlers, machine_facts
+from .render import PaneView, legend_html, pane_html
+from .session import Session
+from .stats import hardware_html, rounds_chart_html, stats_html
+
+#: Scrolls a pane's text to the newest token whenever its HTML changes.
+FOLLOW_JS = "watch('value', () => { const b = element.querySelector('.pane-body'); if (b) b.scrollTop = b.scrollHeight; });"
+SCHEDULE_CHOICES = [DEFAULT_SCHEDULE, *SCHEDULES]
+
+
+class RaceUI(SimpleNamespace):
+    """The Race tab's components by name (``ui.run``, ``ui.knobs["prompt_lookup_num_tokens"]``, ...)."""
+
+    def controls(self) -> list:
+        """The control components in CONTROL_NAMES order (the race events' inputs after session and toggle)."""
+        by_name = {"preset": self.preset, "prompt": self.prompt, "target": self.target, "assistant": self.assistant,
+                   "chat_template": self.chat_template, "max_new_tokens": self.max_new_tokens, "decoding": self.decoding,
+                   "temperature": self.temperature, "top_p": self.top_p, "seed": self.seed, **self.knobs}
+        return [by_name[n] for n in CONTROL_NAMES]
+
+    def preset_outputs(self) -> list:
+        return [self.card, self.target, self.assistant, self.chat_template, self.max_new_tokens, self.decoding,
+                self.temperature, self.top_p, self.sampling_row, self.knobs_box, *self.knobs.values(), self.examples,
+                self.prompt]
+
+    def stream_outputs(self) -> list:
+        return [self.baseline, self.assisted, self.stats, self.chart, self.hardware, self.status, self.run,
+                self.measure, self.stop]
+
+
+def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
+    """The control of one method knob, labelled and bounded by the knob table (open bounds left to the engine)."""
+    k = KNOB_TABLE[name]
+    common = dict(label=k.label, info=f"{k.help} ({k.bounds_text()})", visible=visible, elem_id=f"knob-{name}")
+    if k.kind == "choice":
+        return gr.Dropdown(choices=SCHEDULE_CHOICES, value=value, **common)
+    return gr.Number(value=value, precision=0 if k.kind == "int" else None, step=k.step,
+                     minimum=None if k.low_open else k.low, maximum=None if k.high_open else k.high, **common)
+
+
+class RaceTab:
+    """Builds the Race tab inside an open ``gr.Tab`` (see :meth:`build`)."""
+
+    def __init__(self, config: UIConfig):
+        self.config = config
+        self.ui = RaceUI()
+        self.handlers = RaceHandlers(config, self.ui)
+        self.initial = preset_state(config.preset, None, config.max_new_tokens_cap)
+
+    def build(self, gen: dict, light: dict) -> "RaceTab":
+        """Create and wire the tab. gen: queue settings of generation events; light: of instant ones."""
+        self.gen, self.light = gen, light
+        self.ui.session = gr.State(Session())  # deep-copied per browser session (a fresh Session)
+        self._panes()
+        with gr.Row(elem_id="main-row"):
+            with gr.Column(scale=3, min_width=320):
+                self._prompt_and_buttons()
+                self._results()
+            with gr.Column(scale=2, min_width=300, elem_id="settings"):
+                self._settings()
+        self._wire_run()
+        gr.api(make_endpoint(self.config, sequential=False), api_name="race", **gen)
+        gr.api(make_endpoint(self.config, sequential=True), api_name="measure", **gen)
+        return self
+
+    # ----- sections ----------------------------------------------------------------------------------
+    def _panes(self) -> None:
+        u = self.ui
+        with gr.Row(elem_id="race-row", equal_height=True):
+            u.baseline = gr.HTML(pane_html(PaneView("baseline", "Baseline", "plain generate()")),
+                                 elem_id="pane-baseline", js_on_load=FOLLOW_JS)
+            u.assisted = gr.HTML(pane_html(PaneView("assisted", "Assisted", "assisted generate()")),
+                                 elem_id="pane-assisted", js_on_load=FOLLOW_JS)
+        with gr.Row(elem_id="legend-row"):
+            u.legend = gr.HTML(legend_html(False), elem_id="legend", js_on_load=None, scale=4)
+            u.show_rejected = gr.Checkbox(False, label="Show rejected drafts inline", elem_id="show-rejected",
+                                          scale=1, min_width=230, container=False)
+        u.show_rejected.change(self.handlers.toggle_rejected, [u.session, u.show_rejected], [u.assisted, u.legend],
+                               show_progress="hidden", **self.light)
+
+    def _prompt_and_buttons(self) -> None:
+        u, initial = self.ui, self.initial
+        u.prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label="Prompt", elem_id="prompt",
+                              placeholder="Type text to continue or a question to answer")
+        u.examples = gr.Dataset(components=["textbox"], samples=initial["examples"], type="index",
+                                label="Example prompts for this preset", elem_id="examples", samples_per_page=6)
+        with gr.Row(elem_id="race-buttons"):
+            u.run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2, min_width=100)
+            u.measure = gr.Button("Measure fairly", variant="secondary", elem_id="measure-btn", scale=2, min_width=120)
+            u.stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1,
+                               min_width=80)
+        u.status = gr.HTML(status_html("Connecting\u2026"), elem_id="status", js_on_load=None, min_height=40)
+        u.stop.click(self.handlers.stop, [u.session], [u.status], show_progress="hidden", **self.light)
+
+    def _results(self) -> None:
+        u = self.ui
+        u.stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
+        u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
+        with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
+            u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
+
+    def _settings(self) -> None:
+        u, initial = self.ui, self.initial
+        u.preset = gr.Dropdown(choices=preset_choices(load_presets()), value=self.config.preset, label="Preset",
+                               elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
+        u.card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
+        self._models()
+        self._decoding()
+        with gr.Accordion(initial["knobs_label"], open=True, elem_id="knobs-box") as u.knobs_box:
+            u.knobs = {k: knob_component(k, initial["knobs"][k]["value"], initial["knobs"][k]["visible"]) for k in KNOBS}
+        with gr.Accordion("The seven methods", open=False, elem_id="methods-box"):
+            gr.Markdown(methods_overview())
+        u.preset.change(self.handlers.preset_changed, [u.preset, u.prompt], u.preset_outputs(),
+                        show_progress="hidden", **self.light)
+        u.examples.click(self.handlers.example_picked, [u.examples, u.preset], [u.prompt], show_progress="hidden",
+                         **self.light)
+
+    def _models(self) -> None:
+        u, initial = self.ui, self.initial
+        local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
+        with gr.Accordion("Models", open=False, elem_id="models-box"):
+            u.target = gr.Textbox(value=initial["target"], label="Target model", elem_id="target", info="hub id" + local)
+            u.assistant = gr.Textbox(value=initial["assistant"], label="Assistant (drafter) model", elem_id="assistant",
+                                     visible=initial["assistant_visible"])
+            u.chat_template = gr.Checkbox(initial["chat_template"], label="Use the chat template (instruct models)",
+                                          elem_id="chat-template")
+
+    def _decoding(self) -> None:
+        u, initial = self.ui, self.initial
+        temperature, top_p = KNOB_TABLE["temperature"], KNOB_TABLE["top_p"]
+        with gr.Accordion("Decoding", open=True, elem_id="decoding-box"):
+            u.max_new_tokens = gr.Slider(1, self.config.max_new_tokens_cap, value=initial["max_new_tokens"], step=1,
+                                         label="Max new tokens", elem_id="max-new-tokens")
+            u.decoding = gr.Radio([GREEDY, SAMPLING], value=initial["decoding"], label="Decoding", elem_id="decoding",
+                                  info="sampling diverges from the baseline by design")
+            with gr.Row(visible=initial["sampling_visible"], elem_id="sampling-row") as u.sampling_row:
+                u.temperature = gr.Slider(temperature.step, temperature.high, value=initial["temperature"],
+                                          step=temperature.step, label=temperature.label, elem_id="temperature")
+                u.top_p = gr.Slider(top_p.step, top_p.high, value=initial["top_p"], step=top_p.step, label=top_p.label,
+                                    elem_id="top-p")
+                u.seed = gr.Number(value=None, precision=0, label="Seed", elem_id="seed", info="empty: random")
+        u.decoding.change(self.handlers.decoding_changed, [u.decoding], [u.sampling_row], show_progress="hidden",
+                          **self.light)
+
+    def _wire_run(self) -> None:
+        """Race and Measure take every control; they share one queue slot group with the planner."""
+        u = self.ui
+        inputs = [u.session, u.show_rejected, *u.controls()]
+        # the queue position / timer shows on the status line only; the panes render their own progress
+        progress = dict(show_progress="full", show_progress_on=[u.status], api_visibility="private")
+        u.run.click(self.handlers.race_stream, inputs, u.stream_outputs(), **progress, **self.gen)
+        u.measure.click(self.handlers.measure_stream, inputs, u.stream_outputs(), **progress, **self.gen)
+
+    def on_load(self, demo: gr.Blocks) -> None:
+        """Apply the preset's values when a page loads (see RaceHandlers.page_loaded)."""
+        u = self.ui
+        demo.load(self.handlers.page_loaded, [u.preset, u.prompt], [*u.preset_outputs(), u.seed, u.status],
+                  show_progress="hidden", **self.light)
