@@ -43,14 +43,25 @@ def plain_greedy(setup) -> list[int]:
 
 
 def check_trace(assisted: dict) -> None:
-    """The statuses and rounds of an assisted side add up (docs/DESIGN.md §3)."""
+    """The statuses, rounds, timings and acceptance by position of an assisted side add up (docs/DESIGN.md §3)."""
     tokens, rounds = assisted["tokens"], assisted["rounds"]
-    assert len(tokens) == assisted["new_tokens"] == len(assisted["token_ids"])
+    assert len(tokens) == assisted["new_tokens"] == len(assisted["token_ids"]) == len(assisted["token_times"])
     assert [t["id"] for t in tokens] == assisted["token_ids"]
     assert sum(t["status"] == ACCEPTED for t in tokens) == sum(r["accepted"] for r in rounds)
+    assert all(r["draft_seconds"] >= 0 and r["verify_seconds"] > 0 for r in rounds)
+    assert all(t["p_target"] is None or 0 <= t["p_target"] <= 1 for t in tokens)
+    for k, share in enumerate(assisted["acceptance_by_position"]):
+        drafted = sum(r["drafted"] > k for r in rounds)
+        assert share == pytest.approx(sum(r["accepted"] > k for r in rounds) / drafted, abs=1e-4)
     pos = 0
-    for r in rounds:
-        chunk = [t["status"] for t in tokens[pos:pos + r["accepted"] + 1]]
+    for i, r in enumerate(rounds):
+        # the last round may be cut at the length limit with every kept token a verified draft
+        cut = i == len(rounds) - 1 and r["accepted"] and pos + r["accepted"] == len(tokens)
+        chunk = [t["status"] for t in tokens[pos:pos + r["accepted"] + (0 if cut else 1)]]
+        if cut:
+            assert chunk == [ACCEPTED] * r["accepted"]
+            pos += r["accepted"]
+            continue
         assert chunk[:-1] == [ACCEPTED] * r["accepted"]
         if r["drafted"] == 0:
             assert chunk[-1] == TARGET and r["accepted"] == 0

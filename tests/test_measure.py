@@ -138,4 +138,6 @@ def test_real_uad_plan_end_to_end():
     assert plan["memory"]["target"]["kv_kib_per_token"] == 18 and plan["memory"]["drafter"]["kv_kib_per_token"] == 22.5
     assert plan["memory"]["target"]["sliding_layers"] == 15
     assert any("uad" in line for line in plan["advice"])
-    assert len(plan["measured_points"]) == 2 and plan["hardware_adjusted"]["c_effective"] >= plan["c"]
+    adjusted_differs = plan["hardware_adjusted"]["best_gamma"] != plan["best_gamma"]  # depends on this machine's slope
+    assert len(plan["measured_points"]) == (3 if adjusted_differs else 2)
+    assert plan["hardware_adjusted"]["c_effective"] >= plan["c"]

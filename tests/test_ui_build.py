@@ -141,6 +141,7 @@ def _controls(**changes):
               "chat_template": True, "max_new_tokens": 16, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0,
               "seed": None}
     values.update({k: 3 for k in KNOBS})  # hidden knobs hold stale values: they must be ignored
+    values["num_assistant_tokens_schedule"] = "default"
     values.update(prompt_lookup_num_tokens=4, max_matching_ngram_size=2)
     values.update(changes)
     return values

@@ -21,7 +21,9 @@ from .errors import ArenaError
 
 #: transformers' own draft-length schedules, named as transformers names them.
 TRANSFORMERS_SCHEDULES = ("constant", "heuristic", "heuristic_transient")
-SCHEDULES = TRANSFORMERS_SCHEDULES
+#: This app's schedule (app/race/drafting.py): each round drafts the length that pays on this hardware.
+COST_AWARE = "cost-aware"
+SCHEDULES = (COST_AWARE, *TRANSFORMERS_SCHEDULES)
 #: The largest seed torch accepts (a signed 64-bit integer).
 MAX_SEED = 2 ** 63 - 1
 
@@ -157,8 +159,9 @@ KNOB_LIST = (
     Knob("num_assistant_tokens", "int", "Draft length k", "tokens drafted per round (empty: transformers' default)",
          1, 64, step=1, **_DRAFT),
     Knob("num_assistant_tokens_schedule", "choice", "Draft length schedule",
-         "transformers' heuristic grows k after full acceptance and shrinks it after a miss",
-         choices=TRANSFORMERS_SCHEDULES, **_DRAFT),
+         "cost-aware (this app): each round drafts the length that pays here, or nothing; transformers' own: "
+         "constant, heuristic (grows k after full acceptance, shrinks it after a miss), heuristic_transient",
+         choices=SCHEDULES, **_DRAFT),
     Knob("assistant_confidence_threshold", "float", "Confidence threshold",
          "drafting stops when the drafter is less sure than this", 0.0, 1.0, high_open=True, step=0.05, **_DRAFT),
     Knob("prompt_lookup_num_tokens", "int", "Lookup tokens", "tokens copied from the prompt after a matching n-gram",

@@ -1,20 +1,26 @@
 """The only place that reaches into transformers internals.
 
-Two things live here:
+Three things live here:
 
 1. **Draft capture.** transformers streams the n+1 tokens a round keeps through
    ``streamer.put`` but never says how many tokens were drafted; rejected drafts never reach
    the streamer. We wrap ``GenerationMixin._get_candidate_generator`` once, process-wide, so
-   that the candidate generator it returns reports every ``get_candidates`` result to the
-   tracer bound to the current thread (:func:`bind_tracer`). Threads without a tracer see
-   transformers unchanged.
-2. **Private model views.** :func:`private_view` returns a shallow copy of a model that
+   that the candidate generator it returns reports every round to the sink bound to the current
+   thread (:class:`bind_tracer`): the drafts and their logits with the drafting time
+   (``get_candidates``), then the target's scores and the number accepted with the verification
+   time (``update_candidate_strategy``, which transformers calls right after each round).
+   Threads without a sink see transformers unchanged.
+2. **Draft length per round.** A bound :class:`DraftPolicy` (app/race/drafting.py) chooses how many
+   tokens each round drafts: it sets ``num_assistant_tokens`` on a model drafter before the
+   round, or keeps a prefix of prompt lookup's proposal. The target verifies what is drafted, so
+   the output does not change.
+3. **Private model views.** :func:`private_view` returns a shallow copy of a model that
    shares every weight but has its own ``config`` and ``generation_config``. transformers
    writes run state into those objects (the heuristic draft length into the assistant's
    generation config; early exit's temporary ``num_hidden_layers`` into the base model's
    config); a view keeps that state out of the cached model and out of a baseline running
    at the same time on the same weights. Output-capturing hooks are installed on the
-   original first, so a view never installs them a second time.
+   original first, so a view never installs them a second time (docs/DESIGN.md §7).
 
 ``tests/test_hooks.py`` fails loudly if the pinned transformers changes underneath this.
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from typing import Any, Protocol
 
 from transformers.generation.utils import GenerationMixin
@@ -32,9 +39,23 @@ PINNED_TRANSFORMERS = "5.24.0"
 
 
 class DraftSink(Protocol):
-    """Receives the drafts of each round (implemented by trace.Tracer)."""
+    """Receives each round (implemented by trace.TraceStreamer). Times are seconds."""
 
-    def on_candidates(self, prompt_len: int, candidate_ids: list[int]) -> None: ...
+    def on_candidates(self, prompt_len: int, candidate_ids: list[int], draft_seconds: float,
+                      candidate_logits: Any) -> None: ...
+
+    def on_verified(self, scores: Any, accepted: int, verify_seconds: float) -> None: ...
+
+
+class DraftPolicy(Protocol):
+    """Chooses each round's draft length (implemented by drafting.CostAwarePolicy)."""
+
+    drafts_first: bool
+
+    def draft_length(self, available: int | None = None) -> int: ...
+
+    def observe(self, drafted: int, accepted: int, draft_seconds: float, verify_seconds: float,
+                first_round: bool = False) -> None: ...
 
 
 _local = threading.local()
@@ -42,34 +63,73 @@ _ORIGINAL = GenerationMixin._get_candidate_generator
 
 
 class bind_tracer:
-    """Context manager: route this thread's draft captures to `sink`."""
+    """Context manager: route this thread's rounds to `sink` and let `policy` choose their draft lengths."""
 
-    def __init__(self, sink: DraftSink | None):
-        self.sink = sink
+    def __init__(self, sink: DraftSink | None, policy: DraftPolicy | None = None):
+        self.sink, self.policy = sink, policy
 
     def __enter__(self) -> DraftSink | None:
-        self.previous = getattr(_local, "sink", None)
-        _local.sink = self.sink
+        self.previous = (getattr(_local, "sink", None), getattr(_local, "policy", None))
+        _local.sink, _local.policy = self.sink, self.policy
         return self.sink
 
     def __exit__(self, *exc: Any) -> None:
-        _local.sink = self.previous
+        _local.sink, _local.policy = self.previous
+
+
+class _Round:
+    """Timing and draft length of the round in flight (one per candidate generator)."""
+
+    def __init__(self) -> None:
+        self.drafted, self.draft_seconds, self.drafted_at, self.first = 0, 0.0, 0.0, True
+
+
+def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _Round) -> None:
+    inner = generator.get_candidates
+
+    def get_candidates(input_ids, *a: Any, **kw: Any):
+        start = time.perf_counter()
+        if policy is not None and not policy.drafts_first:
+            generator.num_assistant_tokens = policy.draft_length()
+        candidate_ids, candidate_logits = inner(input_ids, *a, **kw)
+        cur_len = input_ids.shape[1]
+        if policy is not None and policy.drafts_first:
+            k = policy.draft_length(candidate_ids.shape[1] - cur_len)
+            candidate_ids = candidate_ids[:, :cur_len + k]
+            candidate_logits = None if candidate_logits is None else candidate_logits[:, :k]
+        state.drafted_at = time.perf_counter()
+        state.draft_seconds, state.drafted = state.drafted_at - start, candidate_ids.shape[1] - cur_len
+        if sink is not None:
+            sink.on_candidates(cur_len, candidate_ids[0, cur_len:].tolist(), state.draft_seconds, candidate_logits)
+        return candidate_ids, candidate_logits
+
+    generator.get_candidates = get_candidates
+
+
+def _wrap_update(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _Round) -> None:
+    inner = generator.update_candidate_strategy
+
+    def update_candidate_strategy(input_ids, scores, num_matches):
+        verify_seconds = time.perf_counter() - state.drafted_at
+        accepted = int(num_matches)
+        if sink is not None:
+            sink.on_verified(scores, accepted, verify_seconds)
+        if policy is not None:
+            policy.observe(state.drafted, min(accepted, state.drafted), state.draft_seconds, verify_seconds, state.first)
+        state.first = False
+        return inner(input_ids, scores, num_matches)
+
+    generator.update_candidate_strategy = update_candidate_strategy
 
 
 def _traced_get_candidate_generator(self, *args: Any, **kwargs: Any):
     generator = _ORIGINAL(self, *args, **kwargs)
-    sink = getattr(_local, "sink", None)
-    if sink is None:
+    sink, policy = getattr(_local, "sink", None), getattr(_local, "policy", None)
+    if sink is None and policy is None:
         return generator
-    inner = generator.get_candidates
-
-    def get_candidates(input_ids, *a: Any, **kw: Any):
-        candidate_ids, candidate_logits = inner(input_ids, *a, **kw)
-        cur_len = input_ids.shape[1]
-        sink.on_candidates(cur_len, candidate_ids[0, cur_len:].tolist())
-        return candidate_ids, candidate_logits
-
-    generator.get_candidates = get_candidates
+    state = _Round()
+    _wrap_get_candidates(generator, sink, policy, state)
+    _wrap_update(generator, sink, policy, state)
     return generator
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..core.errors import ArenaError
-from ..core.knobs import DRAFTER_CONFIG_KNOBS
+from ..core.knobs import COST_AWARE, DRAFTER_CONFIG_KNOBS
 from ..core.presets import Preset
 
 #: The draft-length knobs of the methods that draft with a model.
@@ -28,10 +28,13 @@ class GenerateArgs:
     drafter_config: values to set on the drafting model's generation_config.
     uses_assistant_model: pass the assistant as ``assistant_model=``.
     uses_tokenizers: pass ``tokenizer=`` and ``assistant_tokenizer=`` (UAD).
+    draft_policy: "cost-aware" when app/race/drafting.py chooses each round's length (at most max_draft).
     """
 
     kwargs: dict[str, Any] = field(default_factory=dict)
     drafter_config: dict[str, Any] = field(default_factory=dict)
+    draft_policy: str | None = None
+    max_draft: int = 0
     uses_assistant_model: bool = False
     uses_tokenizers: bool = False
 
@@ -86,14 +89,28 @@ class Method:
         """A clear message for a failure transformers raised during an assisted run, if known."""
         return None
 
+    #: The draft length used when a cost-aware preset sets none (transformers' dynamic default: 20).
+    default_max_draft: ClassVar[int] = 20
+
     def generate_args(self, preset: Preset) -> GenerateArgs:
-        """The assisted run's extra arguments."""
+        """The assisted run's extra arguments. The cost-aware schedule is this app's, not transformers': the
+        drafter keeps transformers' constant schedule at the maximum length and the policy shortens rounds."""
         knobs = preset.knobs()
-        return GenerateArgs(
+        args = GenerateArgs(
             kwargs={k: v for k, v in knobs.items() if k not in DRAFTER_CONFIG_KNOBS},
             drafter_config={k: v for k, v in knobs.items() if k in DRAFTER_CONFIG_KNOBS},
             uses_assistant_model=self.needs_assistant,
         )
+        if knobs.get("num_assistant_tokens_schedule") == COST_AWARE:
+            args.draft_policy, args.max_draft = COST_AWARE, self.max_draft(preset)
+            args.drafter_config.pop("num_assistant_tokens_schedule")
+            if "prompt_lookup_num_tokens" not in args.kwargs:
+                args.drafter_config.update(num_assistant_tokens_schedule="constant", num_assistant_tokens=args.max_draft)
+        return args
+
+    def max_draft(self, preset: Preset) -> int:
+        """The most tokens a round may draft under the cost-aware schedule."""
+        return preset.num_assistant_tokens or self.default_max_draft
 
 
 class SameVocabularyDrafter(Method):
@@ -130,8 +147,18 @@ class PromptLookup(Method):
     id = "prompt-lookup"
     title = "Prompt lookup"
     summary = "Drafts by copying the continuation of a matching n-gram from the prompt: no second model."
-    knobs = ("prompt_lookup_num_tokens", "max_matching_ngram_size")
+    knobs = ("prompt_lookup_num_tokens", "max_matching_ngram_size", "num_assistant_tokens_schedule")
     required_knobs = ("prompt_lookup_num_tokens",)
+
+    def check_preset(self, preset):
+        super().check_preset(preset)
+        schedule = preset.num_assistant_tokens_schedule
+        if schedule not in (None, "constant", COST_AWARE):
+            raise ArenaError(f"transformers' prompt lookup drafts a fixed length, so num_assistant_tokens_schedule="
+                             f"{schedule} does not apply: use constant (transformers) or {COST_AWARE} (this app).")
+
+    def max_draft(self, preset):
+        return preset.prompt_lookup_num_tokens
 
 
 class LayerSkip(Method):

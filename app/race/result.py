@@ -11,44 +11,63 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ArenaError
-from .stats import acceptance_rate, first_divergence, mean_accepted_length, speedup, tokens_per_second
+from .stats import (acceptance_by_position, acceptance_rate, first_divergence, mean_accepted_length, speedup,
+                    tokens_per_second)
 
 STATUSES = ("accepted", "resampled", "bonus", "target")
 MODES = ("concurrent", "sequential")
 
 
+def _round(x: float | None, places: int = 6) -> float | None:
+    return None if x is None else round(float(x), places)
+
+
 @dataclass
 class Token:
-    """One generated token: id, its text (decoded in context) and its status (docs/DESIGN.md §3)."""
+    """One generated token: id, its text (decoded in context) and its status (docs/DESIGN.md §3).
+    p_target / p_draft: its probability under the target and the drafter (None where unknown)."""
 
     id: int
     text: str
     status: str
+    p_target: float | None = None
+    p_draft: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "status": self.status}
+        return {"id": self.id, "text": self.text, "status": self.status, "p_target": _round(self.p_target, 5),
+                "p_draft": _round(self.p_draft, 5)}
 
 
 @dataclass
 class Round:
-    """One assisted round: k drafted, n accepted, the rejected draft's text."""
+    """One assisted round: k drafted, n accepted, the rejected draft's text; seconds spent drafting and
+    verifying; the first rejected draft token's probability under the target and the drafter."""
 
     drafted: int
     accepted: int
     rejected_text: str = ""
+    draft_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    rejected_p_target: float | None = None
+    rejected_p_draft: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"drafted": self.drafted, "accepted": self.accepted, "rejected_text": self.rejected_text}
+        return {"drafted": self.drafted, "accepted": self.accepted, "rejected_text": self.rejected_text,
+                "draft_seconds": _round(self.draft_seconds), "verify_seconds": _round(self.verify_seconds),
+                "rejected_p_target": _round(self.rejected_p_target, 5),
+                "rejected_p_draft": _round(self.rejected_p_draft, 5)}
 
 
 @dataclass
 class SideResult:
-    """One side of a race. seconds: wall time of generate(); ttft_seconds: time to the first new token."""
+    """One side of a race. seconds: wall time of generate(); ttft_seconds: time to the first new token;
+    token_times: seconds from the start of generate() to each token (tokens of one round share a time)."""
 
     text: str = ""
     token_ids: list[int] = field(default_factory=list)
     seconds: float = 0.0
     ttft_seconds: float | None = None
+    token_times: list[float] = field(default_factory=list)
 
     @property
     def new_tokens(self) -> int:
@@ -62,15 +81,20 @@ class SideResult:
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "token_ids": list(self.token_ids), "new_tokens": self.new_tokens,
                 "seconds": round(self.seconds, 4), "tokens_per_second": self.tokens_per_second,
-                "ttft_seconds": round(self.ttft_seconds, 4) if self.ttft_seconds is not None else None}
+                "ttft_seconds": round(self.ttft_seconds, 4) if self.ttft_seconds is not None else None,
+                "token_times": [round(t, 4) for t in self.token_times]}
 
 
 @dataclass
 class AssistedResult(SideResult):
-    """The assisted side: also every token with its status and every round."""
+    """The assisted side: also every token with its status and every round. draft_policy: the schedule that
+    chose each round's draft length ("cost-aware" or transformers' own); skipped_rounds: rounds the
+    cost-aware policy chose not to draft in."""
 
     tokens: list[Token] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
+    draft_policy: str | None = None
+    skipped_rounds: int = 0
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -80,16 +104,24 @@ class AssistedResult(SideResult):
     def mean_accepted_length(self) -> float:
         return mean_accepted_length(self.rounds)
 
+    @property
+    def acceptance_by_position(self) -> list[float]:
+        """Item k: accepted / drafted at draft position k + 1 (docs/DESIGN.md §3)."""
+        return acceptance_by_position(self.rounds)
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out.update(tokens=[t.to_dict() for t in self.tokens], rounds=[r.to_dict() for r in self.rounds],
-                   acceptance_rate=self.acceptance_rate, mean_accepted_length=self.mean_accepted_length)
+                   acceptance_rate=self.acceptance_rate, mean_accepted_length=self.mean_accepted_length,
+                   acceptance_by_position=[round(x, 4) for x in self.acceptance_by_position],
+                   draft_policy=self.draft_policy, skipped_rounds=self.skipped_rounds)
         return out
 
 
 @dataclass
 class RaceResult:
-    """A finished (or stopped, or failed) race. errors: side -> one-line message."""
+    """A finished (or stopped, or failed) race. errors: side -> one-line message; knobs: the method knobs it ran
+    with; threads: torch CPU threads per side (None on a GPU); why: its explanation (app.race.why.Why)."""
 
     preset: str
     method: str
@@ -102,6 +134,9 @@ class RaceResult:
     assisted: AssistedResult
     errors: dict[str, str] = field(default_factory=dict)
     stopped: bool = False
+    knobs: dict[str, Any] = field(default_factory=dict)
+    threads: int | None = None
+    why: Any = None
 
     @property
     def speedup(self) -> float:
@@ -127,7 +162,9 @@ class RaceResult:
         out = {"preset": self.preset, "method": self.method, "target": self.target, "assistant": self.assistant,
                "mode": self.mode, "do_sample": self.do_sample, "device": self.device,
                "baseline": self.baseline.to_dict(), "assisted": self.assisted.to_dict(), "speedup": self.speedup,
-               "identical": self.identical, "first_divergence": self.first_divergence}
+               "identical": self.identical, "first_divergence": self.first_divergence,
+               "knobs": dict(self.knobs), "threads": self.threads,
+               "why": self.why.to_dict() if self.why is not None else None}
         if self.errors:
             out["errors"] = dict(self.errors)
         if self.stopped:

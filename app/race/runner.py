@@ -8,6 +8,7 @@ signal ends both runs after their current forward pass through a stopping criter
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -19,9 +20,12 @@ from typing import Any, Iterator
 import torch
 
 from ..core.errors import ArenaError
+from .costs import MACHINE_THREADS, side_threads, use_threads
+from .drafting import policy_factory
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
+from .why import explain
 from .trace import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
 
 log = logging.getLogger(__name__)
@@ -49,6 +53,7 @@ class SideRecord:
 
     token_ids: list[int] = field(default_factory=list)
     tokens: list[Token] = field(default_factory=list)
+    token_times: list[float] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
     seconds: float = 0.0
     ttft: float | None = None
@@ -63,12 +68,17 @@ class Race:
     sequential: warm up, then time baseline and assisted one after the other.
     seed: torch seed set before each side when sampling (concurrent sampling shares the global
     generator between threads, so only sequential sampling runs are reproducible).
+    On a CPU each side of a concurrent race runs on its share of the cores (see costs.side_threads),
+    sequential runs on all of them. A cost-aware schedule gets a fresh policy per generate() call.
     """
 
     def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None):
         self.setup = setup
         self.sequential = sequential
         self.seed = seed
+        self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
+        self._policies = None
+        self.policy = None
         self.stop_event = threading.Event()
         self.events_queue: queue.Queue[Event] = queue.Queue()
         self.threads: list[threading.Thread] = []
@@ -97,13 +107,15 @@ class Race:
         self.streamers[side] = streamer
         start = time.perf_counter()
         try:
+            use_threads(self.threads_per_side)
+            policy = self.policy = self._policies() if assisted and self._policies else None
             with self._tokenizers_for(assisted) as toks:
                 model, kwargs = generate_call(self.setup, assisted, tokenizers=toks)
                 kwargs["streamer"] = streamer
                 kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
                 if self.seed is not None:
                     torch.manual_seed(self.seed)
-                with bind_tracer(streamer if assisted else None), torch.inference_mode():
+                with bind_tracer(streamer if assisted else None, policy), torch.inference_mode():
                     start = streamer.start = time.perf_counter()
                     model.generate(**kwargs)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
@@ -117,13 +129,15 @@ class Race:
             self.events_queue.put(DoneEvent(side, time.perf_counter() - start, self.stop_event.is_set()))
 
     def _warm_up(self) -> None:
+        use_threads(MACHINE_THREADS if not self.threads_per_side else self.threads_per_side)
         for assisted in (False, True):
             if self.stop_event.is_set():
                 return
+            policy = self._policies() if assisted and self._policies else None
             with self._tokenizers_for(assisted) as toks:
                 model, kwargs = generate_call(self.setup, assisted, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
                 kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-                with torch.inference_mode():
+                with bind_tracer(None, policy), torch.inference_mode():
                     model.generate(**kwargs)
 
     def _run_sequential(self) -> None:
@@ -142,6 +156,7 @@ class Race:
         """Start the worker thread(s); idempotent."""
         if self.threads:
             return
+        self._policies = policy_factory(self.setup, self.threads_per_side)  # times the verify curve once per model
         if self.sequential:
             self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
         else:
@@ -179,13 +194,15 @@ class Race:
         if isinstance(event, TokenEvent):
             text = self._detok[event.side].push(event.token_id)
             rec.token_ids.append(event.token_id)
-            rec.tokens.append(Token(event.token_id, text, event.status))
+            rec.tokens.append(Token(event.token_id, text, event.status, event.p_target, event.p_draft))
+            rec.token_times.append(event.t)
             if rec.ttft is None:
                 rec.ttft = event.t
         elif isinstance(event, RoundEvent):
             rejected = self._tokenizer.decode(list(event.rejected_ids), skip_special_tokens=False,
                                               clean_up_tokenization_spaces=False)
-            rec.rounds.append(Round(event.drafted, event.accepted, rejected))
+            rec.rounds.append(Round(event.drafted, event.accepted, rejected, event.draft_seconds, event.verify_seconds,
+                                    event.rejected_p_target, event.rejected_p_draft))
         elif isinstance(event, ErrorEvent):
             rec.error = event.message
         elif isinstance(event, DoneEvent):
@@ -239,17 +256,23 @@ class Race:
     def _side(self, side: str) -> dict[str, Any]:
         rec = self.records[side]
         return {"text": self._detok[side].text(rec.token_ids), "token_ids": list(rec.token_ids),
-                "seconds": rec.seconds, "ttft_seconds": rec.ttft}
+                "seconds": rec.seconds, "ttft_seconds": rec.ttft, "token_times": list(rec.token_times)}
+
+    def _assisted(self) -> AssistedResult:
+        rec, args = self.records["assisted"], self.setup.args
+        schedule = args.draft_policy or args.drafter_config.get("num_assistant_tokens_schedule")
+        return AssistedResult(**self._side("assisted"), tokens=[dataclasses.replace(t) for t in rec.tokens],
+                              rounds=[dataclasses.replace(r) for r in rec.rounds], draft_policy=schedule,
+                              skipped_rounds=self.policy.rounds_skipped if self.policy is not None else 0)
 
     def result(self) -> RaceResult:
-        """The race so far as a :class:`RaceResult` (its ``to_dict()`` is the JSON contract)."""
+        """The race so far as a :class:`RaceResult` (its ``to_dict()`` is the JSON contract), with its explanation."""
         p = self.setup.preset
-        assisted = self.records["assisted"]
-        return RaceResult(
+        result = RaceResult(
             preset=p.id, method=p.method, target=p.target, assistant=p.assistant,
             mode="sequential" if self.sequential else "concurrent", do_sample=p.do_sample, device=self.setup.device,
-            baseline=SideResult(**self._side("baseline")),
-            assisted=AssistedResult(**self._side("assisted"), tokens=[Token(t.id, t.text, t.status) for t in assisted.tokens],
-                                    rounds=[Round(r.drafted, r.accepted, r.rejected_text) for r in assisted.rounds]),
+            baseline=SideResult(**self._side("baseline")), assisted=self._assisted(),
             errors={s: r.error for s, r in self.records.items() if r.error},
-            stopped=any(r.stopped for r in self.records.values()))
+            stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side)
+        result.why = explain(result, result.knobs)
+        return result

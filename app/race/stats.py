@@ -23,6 +23,21 @@ def mean_accepted_length(rounds: Iterable[Any]) -> float:
     return (sum(r.accepted for r in rounds) + len(rounds)) / len(rounds)
 
 
+def acceptance_by_position(rounds: Iterable[Any]) -> list[float]:
+    """Item k = accepted / drafted at draft position k + 1: a round that drafted d and accepted n counts as
+    drafted at positions 1..d and accepted at 1..n. Later positions decay even when the mean looks healthy."""
+    drafted: list[int] = []
+    accepted: list[int] = []
+    for r in rounds:
+        if r.drafted > len(drafted):
+            drafted += [0] * (r.drafted - len(drafted))
+            accepted += [0] * (r.drafted - len(accepted))
+        for i in range(r.drafted):
+            drafted[i] += 1
+            accepted[i] += i < r.accepted
+    return [a / d for a, d in zip(accepted, drafted)]
+
+
 def first_divergence(a: Sequence[int], b: Sequence[int]) -> int | None:
     """Index of the first differing token, len(shorter) if one is a prefix of the other, None if equal."""
     for i, (x, y) in enumerate(zip(a, b)):

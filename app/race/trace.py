@@ -1,9 +1,14 @@
 """Per-token status and per-round records (docs/DESIGN.md §3), captured during generate().
 
-:class:`TraceStreamer` is both the ``streamer`` given to ``generate()`` and the draft sink
-that :mod:`app.race.hooks` reports candidates to. The hot path only appends integers and
-pushes small event objects; turning ids into text happens in the reader
-(:class:`Detokenizer`), so tracing costs the generation thread almost nothing.
+:class:`TraceStreamer` is both the ``streamer`` given to ``generate()`` and the sink that
+:mod:`app.race.hooks` reports each round to: the drafts (with the drafter's logits and the drafting
+time) before verification, then the target's scores, the number accepted and the verification time
+right after. The hot path appends integers, reads a few probabilities and pushes small event objects;
+turning ids into text happens in the reader (:class:`Detokenizer`).
+
+An assisted round's tokens are emitted once the round is verified (transformers calls the sink right
+after ``streamer.put``), so each token carries the target's probability for it and, for a model
+drafter, the drafter's; a resampled token's round carries the rejected draft's two probabilities.
 """
 
 from __future__ import annotations
@@ -22,24 +27,32 @@ STATUSES = (ACCEPTED, RESAMPLED, BONUS, TARGET)
 
 @dataclass(frozen=True)
 class TokenEvent:
-    """One new token. t: seconds since the run started."""
+    """One new token. t: seconds since the run started. p_target / p_draft: probabilities of this token
+    under the target and the drafter (None where unknown: baseline tokens, prompt lookup's drafts)."""
 
     side: str
     index: int
     token_id: int
     status: str
     t: float
+    p_target: float | None = None
+    p_draft: float | None = None
 
 
 @dataclass(frozen=True)
 class RoundEvent:
-    """One assisted round: k drafted, n accepted, the rejected draft ids."""
+    """One assisted round: k drafted, n accepted, the rejected draft ids, seconds spent drafting and verifying,
+    and the first rejected draft token's probabilities under the target and the drafter."""
 
     side: str
     index: int
     drafted: int
     accepted: int
     rejected_ids: tuple[int, ...]
+    draft_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    rejected_p_target: float | None = None
+    rejected_p_draft: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,24 +73,40 @@ class DoneEvent:
 Event = TokenEvent | RoundEvent | ErrorEvent | DoneEvent
 
 
-def round_statuses(drafted: int, n_tokens: int) -> list[str]:
-    """Statuses of the n_tokens kept in a round that drafted `drafted` tokens.
+def round_statuses(drafts: list[int], kept: list[int]) -> tuple[list[str], int]:
+    """(statuses of the kept tokens, drafts accepted) for a round that drafted `drafts` and kept `kept`.
 
-    The first n = n_tokens - 1 were drafts the target accepted; the last is the target's own:
-    'bonus' if every draft was accepted, 'resampled' if one was rejected, 'target' if nothing
-    was drafted.
+    The first n kept tokens are drafts the target accepted; the last is the target's own: 'bonus' if
+    every draft was accepted, 'resampled' if one was rejected, 'target' if nothing was drafted. A round
+    that transformers cut at the length limit or an end-of-text token keeps drafts only: its last token
+    equals the draft at that position, so it is accepted too.
     """
-    if drafted == 0:
-        return [TARGET] * n_tokens
-    accepted = n_tokens - 1
-    return [ACCEPTED] * accepted + [BONUS if accepted >= drafted else RESAMPLED]
+    if not drafts:
+        return [TARGET] * len(kept), 0
+    accepted = len(kept) - 1
+    if accepted < len(drafts) and kept[-1] == drafts[accepted]:
+        return [ACCEPTED] * len(kept), len(kept)
+    return [ACCEPTED] * accepted + [BONUS if accepted >= len(drafts) else RESAMPLED], accepted
+
+
+def _probabilities(logits: Any, positions: int, ids: list[int]) -> list[float]:
+    """softmax(logits[0, i])[ids[i]] for i < positions (logits: (1, >= positions, V) or None)."""
+    if logits is None or positions <= 0:
+        return []
+    rows = logits[0, :positions].float()
+    picked = rows[torch.arange(positions, device=rows.device), torch.tensor(ids[:positions], device=rows.device)]
+    return (picked - torch.logsumexp(rows, dim=-1)).exp().tolist()
 
 
 @dataclass
 class Round:
+    """A round as recorded on the generation thread (ids, not text)."""
+
     drafted: int
     accepted: int
     rejected_ids: list[int]
+    draft_seconds: float = 0.0
+    verify_seconds: float = 0.0
 
 
 class TraceStreamer(BaseStreamer):
@@ -96,14 +125,39 @@ class TraceStreamer(BaseStreamer):
         self.statuses: list[str] = []
         self.rounds: list[Round] = []
         self.start = time.perf_counter()
-        self._pending: list[int] | None = None
+        self._drafts: list[int] = []
+        self._draft_logits: Any = None
+        self._draft_seconds = 0.0
+        self._kept: list[int] | None = None
+        self._kept_at = 0.0
         self._prompt_seen = False
 
-    # DraftSink (called by hooks from inside get_candidates)
-    def on_candidates(self, prompt_len: int, candidate_ids: list[int]) -> None:
-        self._pending = candidate_ids
+    # ----- DraftSink (called by hooks) ------------------------------------------------------------
+    def on_candidates(self, prompt_len: int, candidate_ids: list[int], draft_seconds: float = 0.0,
+                      candidate_logits: Any = None) -> None:
+        self._drafts, self._draft_logits, self._draft_seconds = candidate_ids, candidate_logits, draft_seconds
 
-    # BaseStreamer
+    def on_verified(self, scores: Any, accepted: int, verify_seconds: float) -> None:
+        """The round's tokens are known (put) and verified: record and emit it with its probabilities."""
+        if self._kept is not None:
+            self._finish_round(scores, verify_seconds)
+
+    def _finish_round(self, scores: Any, verify_seconds: float) -> None:
+        kept, drafts, logits = self._kept, self._drafts, self._draft_logits
+        self._kept, self._drafts, self._draft_logits = None, [], None
+        statuses, n = round_statuses(drafts, kept)
+        rejected = drafts[n:] if n < len(drafts) else []
+        p_draft = _probabilities(logits, min(len(kept), len(drafts)), kept)
+        rej_t = _probabilities(scores[:, n:n + 1] if rejected and scores is not None else None, 1, rejected)
+        rej_d = _probabilities(logits[:, n:n + 1] if rejected and logits is not None else None, 1, rejected)
+        rnd = Round(len(drafts), n, rejected, self._draft_seconds, verify_seconds)
+        self._record(kept, statuses, self._kept_at, _probabilities(scores, len(kept), kept), p_draft)
+        self.rounds.append(rnd)
+        if self.emit is not None:
+            self.emit(RoundEvent(self.side, len(self.rounds) - 1, rnd.drafted, rnd.accepted, tuple(rejected),
+                                 rnd.draft_seconds, rnd.verify_seconds, (rej_t or [None])[0], (rej_d or [None])[0]))
+
+    # ----- BaseStreamer -------------------------------------------------------------------------------
     def put(self, value: torch.Tensor) -> None:
         ids = value.reshape(-1).tolist()
         if not self._prompt_seen:  # the first put() of generate() is the prompt
@@ -111,26 +165,24 @@ class TraceStreamer(BaseStreamer):
             return
         now = time.perf_counter() - self.start
         if self.assisted:
-            drafts = self._pending or []
-            self._pending = None
-            statuses = round_statuses(len(drafts), len(ids))
-            accepted = len(ids) - 1 if drafts else 0
-            rnd = Round(len(drafts), accepted, drafts[accepted:] if accepted < len(drafts) else [])
-            self.rounds.append(rnd)
+            self._kept, self._kept_at = ids, now  # emitted by on_verified, right after this
         else:
-            statuses = [TARGET] * len(ids)
-            rnd = None
+            self._record(ids, [TARGET] * len(ids), now, [], [])
+
+    def _record(self, ids: list[int], statuses: list[str], t: float, p_target: list[float], p_draft: list[float]) -> None:
         first = len(self.token_ids)
         self.token_ids.extend(ids)
         self.statuses.extend(statuses)
-        if self.emit is not None:
-            for i, (tid, status) in enumerate(zip(ids, statuses)):
-                self.emit(TokenEvent(self.side, first + i, tid, status, now))
-            if rnd is not None:
-                self.emit(RoundEvent(self.side, len(self.rounds) - 1, rnd.drafted, rnd.accepted, tuple(rnd.rejected_ids)))
+        if self.emit is None:
+            return
+        for i, (tid, status) in enumerate(zip(ids, statuses)):
+            self.emit(TokenEvent(self.side, first + i, tid, status, t, p_target[i] if i < len(p_target) else None,
+                                 p_draft[i] if i < len(p_draft) else None))
 
     def end(self) -> None:
-        pass
+        """A round put but never verified (cannot happen with transformers 5.24.0): keep its tokens anyway."""
+        if self._kept is not None:
+            self._finish_round(None, 0.0)
 
 
 class StopOnEvent(StoppingCriteria):

@@ -1,0 +1,133 @@
+"""What one forward pass costs on this machine: CPU threads per side, and the verification cost curve.
+
+Two things the race, the drafting policy, the explanation of a race and the benchmark all need:
+
+* **Threads.** On a CPU the two sides of a concurrent race share the cores; each side gets its own
+  share (:func:`side_threads`) so that neither slows the other down when it finishes first. Sequential
+  runs use every core. :func:`use_threads` sets the count for the calling thread only.
+* **The verification curve.** Verifying k drafts is one target forward over k + 1 tokens; on a GPU
+  that costs about one step, on a CPU it grows with k. :func:`verify_cost` times one-token and
+  (k+1)-token forwards over the prompt's KV cache and returns :class:`VerifyCost` (seconds of one step
+  and the extra share of a step per verified token, docs/DESIGN.md §5), cached per model, device,
+  thread count and prompt length.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+import statistics
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+#: The threads torch uses at import (every core unless OMP_NUM_THREADS says otherwise).
+MACHINE_THREADS = torch.get_num_threads()
+_threads_lock = threading.Lock()
+_verify_cache: dict[tuple, "VerifyCost"] = {}
+_verify_lock = threading.Lock()
+
+
+def side_threads(device: str, concurrent: bool) -> int | None:
+    """Threads for one side of a race: half the cores each in a concurrent CPU race, all of them otherwise
+    (None on a GPU, where torch's CPU threads do not decide the speed)."""
+    if str(device).startswith("cuda"):
+        return None
+    return max(1, MACHINE_THREADS // 2) if concurrent else MACHINE_THREADS
+
+
+def use_threads(n: int | None) -> None:
+    """Run this thread's torch operations on `n` threads, leaving other threads' settings (and the default
+    new threads start with) as they were. ``torch.set_num_threads`` sets both the caller's count and the
+    process default, so the default is put back from a short-lived helper thread."""
+    if not n:
+        return
+    with _threads_lock:
+        torch.set_num_threads(n)
+        helper = threading.Thread(target=torch.set_num_threads, args=(MACHINE_THREADS,), name="threads-restore")
+        helper.start()
+        helper.join()
+
+
+def cpu_cores() -> int:
+    return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class VerifyCost:
+    """step_seconds: one target forward of one token with the prompt in the KV cache; slope: the extra share of
+    that step each additional verified token costs ((t(k+1 tokens) / t(1 token) - 1) / k; about 0 on a GPU)."""
+
+    step_seconds: float
+    slope: float
+    tokens: int
+
+    def seconds(self, k: int) -> float:
+        """Predicted seconds of a verification pass over k drafts (k + 1 tokens)."""
+        return self.step_seconds * (1.0 + self.slope * k)
+
+
+def _sync(device: str) -> None:
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+@torch.inference_mode()
+def _forward_seconds(model: Any, ids: torch.Tensor, cache: Any, cache_kwarg: str) -> float:
+    cache = copy.deepcopy(cache)
+    _sync(str(model.device))
+    start = time.perf_counter()
+    model(input_ids=ids, use_cache=True, **{cache_kwarg: cache})
+    _sync(str(model.device))
+    return time.perf_counter() - start
+
+
+@torch.inference_mode()
+def _measure_verify(model: Any, input_ids: torch.Tensor, k: int, repeats: int) -> VerifyCost:
+    params = inspect.signature(model.forward).parameters
+    cache_kwarg = "cache" if "cache" in params else "past_key_values"
+    out = model(input_ids=input_ids, use_cache=True)
+    cache = out.get("cache") if out.get("cache") is not None else out.get("past_key_values")
+    ids = input_ids[:, -1:].repeat(1, k + 1)
+    _forward_seconds(model, ids[:, :1], cache, cache_kwarg), _forward_seconds(model, ids, cache, cache_kwarg)
+    ones, ratios = [], []
+    for _ in range(repeats):
+        one = _forward_seconds(model, ids[:, :1], cache, cache_kwarg)
+        many = _forward_seconds(model, ids, cache, cache_kwarg)
+        ones.append(one)
+        ratios.append((many / one - 1.0) / k)
+    return VerifyCost(statistics.median(ones), max(0.0, statistics.median(ratios)), k)
+
+
+def verify_cost(model: Any, input_ids: torch.Tensor, threads: int | None, k: int = 8, repeats: int = 3,
+                key: str = "") -> VerifyCost:
+    """The verification curve of `model` at this prompt length and thread count (measured once, then cached).
+
+    Runs in a helper thread that uses `threads` (so the measurement matches the side that will verify).
+    key: names the model in the cache (its spec); prompt lengths are bucketed by 128 tokens.
+    """
+    cache_key = (key or id(model), str(model.device), threads, input_ids.shape[1] // 128)
+    with _verify_lock:
+        if cache_key in _verify_cache:
+            return _verify_cache[cache_key]
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        use_threads(threads)
+        try:
+            box["cost"] = _measure_verify(model, input_ids.to(model.device), k, repeats)
+        except BaseException as exc:  # noqa: BLE001 - handed back below
+            box["error"] = exc
+
+    helper = threading.Thread(target=run, name="verify-cost")
+    helper.start()
+    helper.join()
+    if "error" in box:
+        raise box["error"]
+    with _verify_lock:
+        _verify_cache[cache_key] = box["cost"]
+    return box["cost"]

@@ -1,0 +1,175 @@
+"""The cost-aware drafting policy: each round, draft the length that pays on this hardware (docs/DESIGN.md §5).
+
+transformers drafts a fixed length (prompt lookup, the "constant" schedule) or follows a heuristic that
+never drafts fewer than one token. :class:`CostAwarePolicy` instead picks, before every round, the
+draft length k with the most expected tokens per second:
+
+    speed(k) = (1 + E(k)) / T(k),   E(k) = sum over i <= k of q_1 q_2 ... q_i,
+    T(k) = verify(k) + draft(k),    verify(k) = step (1 + slope k)
+
+where q_i is the recent acceptance of draft position i (counted separately after a round that kept a
+draft and after one that did not, because acceptance comes in runs), step and slope are the measured
+verification curve (:mod:`app.race.costs`), and draft(k) is the measured drafting time. Plain decoding
+is speed(0) = 1 / step. When no k beats it the policy drafts nothing, and probes again after a back-off
+that doubles each time a probe fails. The target verifies whatever is drafted, so the output is the
+target's own: the policy changes speed, never text.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..core.knobs import COST_AWARE
+from .costs import VerifyCost, verify_cost
+
+log = logging.getLogger(__name__)
+#: Exponential forgetting of old rounds (per observation of the same state).
+DECAY = 0.85
+FIRST_BACKOFF, MAX_BACKOFF = 4, 32
+
+
+@dataclass
+class _Acceptance:
+    """Decayed counts of tested and accepted drafts per position (Beta(1, 1) prior: 0.5)."""
+
+    size: int
+    tested: list[float] = field(default_factory=list)
+    accepted: list[float] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tested = [0.0] * self.size
+        self.accepted = [0.0] * self.size
+
+    def q(self, i: int) -> float:
+        return (self.accepted[i] + 1.0) / (self.tested[i] + 2.0)
+
+    def observe(self, drafted: int, accepted: int) -> None:
+        self.tested = [t * DECAY for t in self.tested]
+        self.accepted = [a * DECAY for a in self.accepted]
+        for i in range(min(drafted, accepted + 1, self.size)):  # positions up to the first rejection were tested
+            self.tested[i] += 1.0
+            self.accepted[i] += 1.0 if i < accepted else 0.0
+
+
+@dataclass
+class _DraftCost:
+    """Drafting seconds as fixed + per_token * k, fitted on recent rounds (decayed least squares)."""
+
+    per_token: float
+    fixed: float = 0.0
+    sums: list[float] = field(default_factory=lambda: [0.0] * 5)  # w, wk, wkk, ws, wks
+
+    def seconds(self, k: int) -> float:
+        return 0.0 if k == 0 else self.fixed + self.per_token * k
+
+    def observe(self, k: int, seconds: float) -> None:
+        w, wk, wkk, ws, wks = (x * DECAY for x in self.sums)
+        self.sums = [w + 1, wk + k, wkk + k * k, ws + seconds, wks + k * seconds]
+        w, wk, wkk, ws, wks = self.sums
+        det = w * wkk - wk * wk
+        if det > 1e-9 * max(w * wkk, 1e-12):
+            per_token = (w * wks - wk * ws) / det
+            fixed = (ws - per_token * wk) / w
+            if per_token >= 0 and fixed >= 0:
+                self.per_token, self.fixed = per_token, fixed
+                return
+        self.per_token, self.fixed = ws / max(wk, 1e-9), 0.0  # one k seen so far: all of it per token
+
+
+class CostAwarePolicy:
+    """Chooses each round's draft length (see the module docstring).
+
+    max_draft: the most tokens a round may draft (the method's length knob). step_seconds / slope: the
+    verification curve. draft_per_token: prior drafting seconds per token (prompt lookup: about 0).
+    drafts_first: the drafts exist before the length is chosen (prompt lookup proposes, then the policy
+    keeps a prefix); otherwise the length is chosen before drafting.
+    """
+
+    def __init__(self, max_draft: int, step_seconds: float, slope: float, draft_per_token: float,
+                 drafts_first: bool = False):
+        self.max_draft = max(1, int(max_draft))
+        self.step, self.slope = max(step_seconds, 1e-6), max(slope, 0.0)
+        self.drafts_first = drafts_first
+        self.acceptance = {"hit": _Acceptance(self.max_draft), "miss": _Acceptance(self.max_draft)}
+        self.draft_cost = _DraftCost(per_token=draft_per_token)
+        self.state = "hit"
+        self.skipped, self.backoff = 0, FIRST_BACKOFF
+        self.rounds_drafted = self.rounds_skipped = 0
+
+    # ----- the model ------------------------------------------------------------------------------
+    def speed(self, k: int, available: int | None = None) -> float:
+        """Expected tokens per second when drafting k tokens this round (k capped by `available`)."""
+        k = min(k, available) if available is not None else k
+        acc, expected, run = self.acceptance[self.state], 0.0, 1.0
+        for i in range(k):
+            run *= acc.q(i)
+            expected += run
+        seconds = self.step * (1.0 + self.slope * k) + self.draft_cost.seconds(k)
+        return (1.0 + expected) / seconds
+
+    def best(self, available: int | None = None) -> int:
+        """The k with the highest expected speed (0 when no draft beats plain decoding)."""
+        top = min(self.max_draft, available) if available is not None else self.max_draft
+        speeds = [self.speed(k) for k in range(top + 1)]
+        return max(range(top + 1), key=lambda k: (speeds[k], -k))
+
+    # ----- decisions --------------------------------------------------------------------------------
+    def draft_length(self, available: int | None = None) -> int:
+        """How many tokens to draft this round (`available`: how many the drafter already proposed)."""
+        if available == 0:
+            return 0
+        k = self.best(available)
+        if k == 0:
+            self.skipped += 1
+            if self.skipped < self.backoff:
+                self.rounds_skipped += 1
+                return 0
+            k = min(1 if not self.drafts_first else 2, available or self.max_draft, self.max_draft)  # a probe
+        self.skipped = 0
+        self.rounds_drafted += 1
+        return k
+
+    def observe(self, drafted: int, accepted: int, draft_seconds: float, verify_seconds: float,
+                first_round: bool = False) -> None:
+        """Learn from a finished round (times in seconds; the first round's verify includes the prompt)."""
+        if not first_round and verify_seconds > 0:
+            self.step = 0.8 * self.step + 0.2 * verify_seconds / (1.0 + self.slope * drafted)
+        if drafted == 0:
+            return
+        if not self.drafts_first:
+            self.draft_cost.observe(drafted, draft_seconds)
+        self.acceptance[self.state].observe(drafted, accepted)
+        if self.state == "miss" and accepted == 0:
+            self.backoff = min(self.backoff * 2, MAX_BACKOFF)
+        elif accepted > 0:
+            self.backoff = FIRST_BACKOFF
+        self.state = "hit" if accepted > 0 else "miss"
+
+
+def _draft_share_prior(setup: Any) -> float:
+    """A first guess of drafting seconds per token, as a share of a target step, before any round is seen."""
+    preset = setup.preset
+    if preset.method == "layerskip":
+        layers = setup.target.model.config.get_text_config().num_hidden_layers
+        return preset.assistant_early_exit / max(layers, 1)
+    if setup.assistant is not None and setup.target.n_params:
+        return min(1.0, 2.0 * setup.assistant.n_params / setup.target.n_params)
+    return 0.3
+
+
+def policy_factory(setup: Any, threads: int | None) -> Callable[[], CostAwarePolicy] | None:
+    """None unless the race's schedule is cost-aware; else measures the verification curve once (cached) and
+    returns a factory of fresh policies, one per generate() call."""
+    if setup.args.draft_policy != COST_AWARE:
+        return None
+    try:
+        cost = verify_cost(setup.target.model, setup.input_ids, threads, key=setup.target.spec)
+    except Exception:  # noqa: BLE001 - a model whose plain forward cannot be timed: fall back to priors
+        log.warning("could not time the verification curve; the cost-aware policy starts from priors", exc_info=True)
+        cost = VerifyCost(step_seconds=0.05, slope=0.0 if str(setup.device).startswith("cuda") else 0.1, tokens=0)
+    lookup = setup.preset.method == "prompt-lookup"
+    prior = 0.0 if lookup else _draft_share_prior(setup) * cost.step_seconds
+    max_draft = setup.args.max_draft
+    return lambda: CostAwarePolicy(max_draft, cost.step_seconds, cost.slope, prior, drafts_first=lookup)

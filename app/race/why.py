@@ -1,0 +1,149 @@
+"""Why a race came out as it did: measured costs, the break-even acceptance, and one sentence (docs/DESIGN.md §5).
+
+From a finished race alone (no extra runs): the target's step time (the baseline's time per token),
+the cost ratio c (drafting seconds per drafted token over one step), the verification slope (the extra
+share of a step each verified draft costs, fitted on the rounds), where the assisted time went, and
+the acceptance rate above which drafting pays at the race's own draft length. The verdict says what
+happened and what to try.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+from ..planner.theory import best_gamma, tokens_per_round
+from .methods import METHODS
+
+
+@dataclass
+class Why:
+    """step_seconds: one target decode step; cost_ratio: c; verify_slope: extra step share per verified draft;
+    gamma: mean draft length of the rounds that drafted; alpha: per-token acceptance (sum n / tested);
+    break_even_acceptance: the acceptance rate (accepted / drafted) above which drafting gamma tokens a round
+    beats plain decoding here (None: no acceptance can); *_seconds: where the assisted time went."""
+
+    step_seconds: float | None
+    cost_ratio: float | None
+    verify_slope: float | None
+    gamma: float | None
+    alpha: float | None
+    acceptance_rate: float | None
+    break_even_acceptance: float | None
+    draft_seconds: float
+    verify_seconds: float
+    other_seconds: float
+    best_constant_gamma: int | None
+    verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+
+
+def step_seconds(baseline_times: Sequence[float], rounds: Sequence[Any]) -> float | None:
+    """One target decode step: the median gap between baseline tokens after the first (the first includes the
+    prompt), else the median verification of rounds that drafted nothing."""
+    gaps = [b - a for a, b in zip(baseline_times[1:], baseline_times[2:]) if b > a]
+    if len(gaps) >= 2:
+        return statistics.median(gaps)
+    plain = [r.verify_seconds for r in rounds[1:] if r.drafted == 0 and r.verify_seconds > 0]
+    return statistics.median(plain) if plain else None
+
+
+def verify_slope(rounds: Sequence[Any], step: float) -> float | None:
+    """Extra share of a step per verified draft, fitted on the rounds (the first includes the prompt)."""
+    pts = [(r.drafted, r.verify_seconds) for r in rounds[1:] if r.verify_seconds > 0]
+    if not any(k > 0 for k, _ in pts):
+        return None
+    ks = {k for k, _ in pts}
+    if len(ks) == 1:
+        k, v = pts[0][0], statistics.mean(v for _, v in pts)
+        return max(0.0, (v / step - 1.0) / k)
+    mk, mv = statistics.mean(k for k, _ in pts), statistics.mean(v for _, v in pts)
+    b = sum((k - mk) * (v - mv) for k, v in pts) / sum((k - mk) ** 2 for k, _ in pts)
+    a = mv - b * mk
+    return max(0.0, b / a) if a > 0 else max(0.0, b / step)
+
+
+def break_even(gamma: int, cost: float) -> float | None:
+    """The acceptance rate (accepted / drafted) at which drafting `gamma` tokens a round, each costing `cost` of
+    a step (c + slope), matches plain decoding; None when even full acceptance does not pay."""
+    def gain(alpha: float) -> float:
+        return tokens_per_round(alpha, gamma) - (1.0 + gamma * cost)
+
+    if gain(1.0) < 0:
+        return None
+    lo, hi = 0.0, 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gain(mid) < 0 else (lo, mid)
+    alpha = hi
+    expected = alpha * (1 - alpha ** gamma) / (1 - alpha) if alpha < 1 else float(gamma)
+    return expected / gamma
+
+
+def _alpha(rounds: Sequence[Any]) -> float | None:
+    tested = sum(r.accepted + (r.accepted < r.drafted) for r in rounds if r.drafted)
+    return sum(r.accepted for r in rounds if r.drafted) / tested if tested else None
+
+
+def explain(result: Any, knobs: dict[str, Any]) -> Why:
+    """The explanation of a finished race (an app.race.result.RaceResult; knobs: the method knobs it ran with)."""
+    a = result.assisted
+    rounds, drafting = a.rounds, [r for r in a.rounds if r.drafted]
+    draft_s, verify_s = sum(r.draft_seconds for r in rounds), sum(r.verify_seconds for r in rounds)
+    step = step_seconds(result.baseline.token_times, rounds)
+    drafted = sum(r.drafted for r in drafting)
+    c = (sum(r.draft_seconds for r in drafting) / drafted / step) if drafted and step else None
+    slope = verify_slope(rounds, step) if step else None
+    gamma = drafted / len(drafting) if drafting else None
+    be = break_even(max(1, round(gamma)), c + slope) if gamma and c is not None and slope is not None else None
+    alpha = _alpha(rounds)
+    best = None
+    if alpha is not None and c is not None and slope is not None and alpha > c + slope:
+        best = best_gamma(min(alpha, 0.999), c + slope)[0]
+    why = Why(step, c, slope, gamma, alpha, a.acceptance_rate, be, draft_s, verify_s,
+              max(0.0, a.seconds - draft_s - verify_s), best, "")
+    why.verdict = verdict(result, why, knobs)
+    return why
+
+
+def _what_happened(result: Any, why: Why) -> str:
+    a = result.assisted
+    drafted = sum(r.drafted for r in a.rounds)
+    if not drafted:
+        return "No round drafted anything"
+    text = f"Drafts were accepted {why.acceptance_rate:.0%} ({sum(r.accepted for r in a.rounds)} of {drafted})"
+    title = METHODS[result.method].title.lower() if result.method in METHODS else result.method
+    if why.break_even_acceptance is not None and why.gamma:
+        text += (f"; here {title} pays off above {why.break_even_acceptance:.0%} at "
+                 f"{why.gamma:.0f} draft{'s' if round(why.gamma) != 1 else ''} a round")
+    elif why.cost_ratio is not None and why.verify_slope is not None:
+        text += (f"; here each drafted token costs {why.cost_ratio + why.verify_slope:.2f} of a target step, "
+                 "so no acceptance can pay it back")
+    return text
+
+
+def _advice(result: Any, why: Why, knobs: dict[str, Any]) -> str:
+    a = result.assisted
+    if result.speedup >= 1.05 and not result.errors:
+        return f"it paid: {result.speedup:.2f}\u00d7 {'faster' if result.mode == 'sequential' else 'in this race'}"
+    skipped = f"the cost-aware policy drafted in only {len(a.rounds) - a.skipped_rounds} of {len(a.rounds)} rounds" \
+        if a.draft_policy == "cost-aware" and a.skipped_rounds else ""
+    lower = f", or {why.best_constant_gamma} draft tokens" if why.best_constant_gamma and why.gamma and \
+        why.best_constant_gamma < why.gamma else ""
+    if why.break_even_acceptance is None and why.cost_ratio is not None:
+        tip = "drafting costs nearly a full target step here: use a much smaller drafter or prompt lookup"
+    elif result.method == "prompt-lookup":
+        tip = "this answer does not copy the prompt: try a summary or a code edit, whose answer reuses its words" + \
+            (f", or {why.best_constant_gamma} lookup tokens" if lower else "")
+    else:
+        tip = "the drafter often disagrees with the target: use a drafter of the same family trained on similar text" + lower
+    return "; ".join(x for x in (skipped, tip) if x)
+
+
+def verdict(result: Any, why: Why, knobs: dict[str, Any]) -> str:
+    """One or two sentences: what happened, and what to try."""
+    advice = _advice(result, why, knobs)
+    return f"{_what_happened(result, why)}: {advice}." if advice else f"{_what_happened(result, why)}."
