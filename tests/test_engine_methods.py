@@ -26,6 +26,17 @@ LOSSLESS = [
     ("glm-mtp", "glm-mtp", "glm_mtp", None, {}),
     ("gemma-drafter", "gemma-drafter", "gemma4_target", "gemma4_assistant", {}),
     ("uad", "uad", "llama_target", "llama_other_tokenizer", {"num_assistant_tokens": 3}),
+    # the cost-aware schedule (this app's) chooses each round's length; the output must not change
+    ("drafter-cost-aware", "drafter", "llama_target", "llama_drafter",
+     {"num_assistant_tokens": 6, "num_assistant_tokens_schedule": "cost-aware"}),
+    ("drafter-same-cost-aware", "drafter", "llama_target", "llama_drafter_same",
+     {"num_assistant_tokens": 6, "num_assistant_tokens_schedule": "cost-aware"}),
+    ("prompt-lookup-cost-aware", "prompt-lookup", "llama_target", None,
+     {"prompt_lookup_num_tokens": 6, "num_assistant_tokens_schedule": "cost-aware"}),
+    ("layerskip-cost-aware", "layerskip", "llama_target", None,
+     {"assistant_early_exit": 2, "num_assistant_tokens": 4, "num_assistant_tokens_schedule": "cost-aware"}),
+    ("uad-cost-aware", "uad", "llama_target", "llama_other_tokenizer",
+     {"num_assistant_tokens": 4, "num_assistant_tokens_schedule": "cost-aware"}),
 ]
 
 

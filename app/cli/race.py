@@ -11,7 +11,7 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import DTYPES, QUANTIZATIONS
-from ..core.requests import RaceRequest, build_request, read_text_file
+from ..core.requests import RaceRequest, apply_overrides, build_request, read_text_file
 from ..race.result import STATUSES, RaceResult
 from .common import add_knob_flags, given, progress_logger
 
@@ -28,6 +28,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     race.add_argument("--prompt-file", type=Path)
     race.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
     race.add_argument("--sequential", action="store_true", help="warm up, then time the sides one after the other")
+    race.add_argument("--tune", action="store_true",
+                      help="first measure this preset on this prompt with the planner and race with its best draft settings")
     race.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     race.add_argument("--target")
     race.add_argument("--assistant")
@@ -65,7 +67,8 @@ def stats_line(result: RaceResult) -> str:
     alpha = a.acceptance_rate
     badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
     return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
-            f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x, "
+            f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x"
+            f"{' (slower)' if result.speedup < 0.98 else ''}, "
             f"acceptance {'n/a' if alpha is None else f'{alpha:.0%}'}, "
             f"mean accepted length {a.mean_accepted_length:.2f}, rounds {len(a.rounds)}, {badge}")
 
@@ -81,17 +84,38 @@ def print_human(result: RaceResult, out=None) -> None:
     for side, err in result.errors.items():
         out.write(f"{side} error: {err}\n")
     out.write(stats_line(result) + "\n")
+    if result.why is not None:
+        out.write(f"why: {result.why.verdict}\n")
+
+
+def tuned(request: RaceRequest) -> tuple[RaceRequest, dict]:
+    """--tune: the request with the planner's draft settings for this prompt (the reason goes to stderr)."""
+    from ..planner.tune import tune
+
+    tuning = tune(request.preset, check_prompt_text(request.prompt), progress_logger)
+    sys.stderr.write(f"tuned: {', '.join(f'{k}={v}' for k, v in tuning.knobs.items())} ({tuning.reason})\n")
+    preset = apply_overrides(request.preset, tuning.knobs, FLAG)
+    return RaceRequest(preset, request.prompt, request.seed), tuning.to_dict()
+
+
+def check_prompt_text(prompt: Any) -> str:
+    if not isinstance(prompt, str):
+        raise ArenaError("Give the prompt once: assisted generation runs one prompt at a time (batch size 1).")
+    return prompt
 
 
 def run(args: argparse.Namespace) -> int:
     from ..race.prepare import prepare
     from ..race.runner import Race
 
-    request = request_from_args(args)
+    request, tuning = request_from_args(args), None
+    if args.tune:
+        request, tuning = tuned(request)
     setup = prepare(request.preset, request.prompt, progress=progress_logger)
     result = Race(setup, sequential=args.sequential, seed=request.seed).run()
     if args.json:
-        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        out = result.to_dict() | ({"tuned": tuning} if tuning else {})
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
         print_human(result)
     return 1 if result.errors else 0

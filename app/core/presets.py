@@ -30,6 +30,9 @@ class Preset:
 
     Model ids are hub ids, local folders, or ``pypi:<distribution>/<file.gguf>`` for a GGUF
     shipped inside an installed PyPI package. Knob fields are bounded by :mod:`app.core.knobs`.
+    example_prompts: in the YAML each is a string or ``{prompt: ..., note: ...}``; example_notes holds the
+    notes (what to expect, "" where none), one per prompt. wins_on / loses_on: where the method pays off and
+    where it does not, in a sentence each (the preset card shows them).
     """
 
     id: str
@@ -56,6 +59,9 @@ class Preset:
     top_p: float = 1.0
     max_new_tokens: int = 64
     example_prompts: tuple[str, ...] = ()
+    example_notes: tuple[str, ...] = ()
+    wins_on: str = ""
+    loses_on: str = ""
     notes: str = ""
     source: str = field(default="", compare=False)
 
@@ -107,11 +113,12 @@ def _check_field(name: str, value: Any, origin: Origin) -> Any:
         if not isinstance(value, bool):
             raise origin.blame(name, f"must be true or false, got {value!r}")
         return value
-    if name == "example_prompts":
+    if name in ("example_prompts", "example_notes"):
         if isinstance(value, str):
             value = [value]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in value):
-            raise origin.blame(name, "must be a list of non-empty strings")
+        if not isinstance(value, (list, tuple)) or not all(isinstance(p, str) for p in value) or (
+                name == "example_prompts" and not all(p.strip() for p in value)):
+            raise origin.blame(name, "must be a list of non-empty strings (or of {prompt, note} mappings)")
         return tuple(value)
     if not isinstance(value, str):
         raise origin.blame(name, f"must be text, got {value!r}")
@@ -132,8 +139,27 @@ def _validated(raw: dict[str, Any], origin: Origin) -> Preset:
     for name in _REQUIRED:
         if raw.get(name) in (None, ""):
             raise origin.blame(name, "is required")
+    raw = _split_examples(raw, origin)
     data = {name: _check_field(name, value, origin) for name, value in raw.items() if name != "source"}
     return Preset(**data, source=origin.name)
+
+
+def _split_examples(raw: dict[str, Any], origin: Origin) -> dict[str, Any]:
+    """``example_prompts`` items may be ``{prompt, note}`` mappings: split them into prompts and notes."""
+    items = raw.get("example_prompts")
+    if not isinstance(items, list) or not any(isinstance(x, dict) for x in items):
+        return raw
+    prompts, notes = [], []
+    for item in items:
+        if isinstance(item, dict):
+            if set(item) - {"prompt", "note"} or not isinstance(item.get("prompt"), str):
+                raise origin.blame("example_prompts", "items must be text or {prompt: ..., note: ...}")
+            prompts.append(item["prompt"])
+            notes.append(str(item.get("note") or ""))
+        else:
+            prompts.append(item)
+            notes.append("")
+    return {**raw, "example_prompts": prompts, "example_notes": notes}
 
 
 def parse_preset(text: str, where: str) -> Preset:

@@ -27,6 +27,9 @@ import torch
 
 #: The threads torch uses at import (every core unless OMP_NUM_THREADS says otherwise).
 MACHINE_THREADS = torch.get_num_threads()
+#: The clock per-round costs are read with (seconds). Tuning scripts on a busy machine may swap in
+#: time.thread_time with one torch thread, so that other processes do not distort the measurements.
+CLOCK = time.perf_counter
 _threads_lock = threading.Lock()
 _verify_cache: dict[tuple, "VerifyCost"] = {}
 _verify_lock = threading.Lock()
@@ -80,10 +83,10 @@ def _sync(device: str) -> None:
 def _forward_seconds(model: Any, ids: torch.Tensor, cache: Any, cache_kwarg: str) -> float:
     cache = copy.deepcopy(cache)
     _sync(str(model.device))
-    start = time.perf_counter()
+    start = CLOCK()
     model(input_ids=ids, use_cache=True, **{cache_kwarg: cache})
     _sync(str(model.device))
-    return time.perf_counter() - start
+    return CLOCK() - start
 
 
 @torch.inference_mode()

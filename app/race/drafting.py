@@ -26,13 +26,24 @@ from .costs import VerifyCost, verify_cost
 
 log = logging.getLogger(__name__)
 #: Exponential forgetting of old rounds (per observation of the same state).
-DECAY = 0.85
+DECAY = 0.9
 FIRST_BACKOFF, MAX_BACKOFF = 4, 32
+#: How many rounds' worth of evidence a position's prior (the previous position's estimate) counts for.
+PRIOR_WEIGHT = 1.0
+#: A position's prior is the previous position's estimate times this: deeper drafts are less likely to hold.
+CARRY = 0.85
+#: A draft length must beat plain decoding by this factor (estimates are noisy; a tie is not worth drafting).
+MARGIN = 1.02
+#: A round's outcome, which the next round's acceptance is conditioned on (acceptance comes in runs).
+STATES = ("full", "part", "miss")
 
 
 @dataclass
 class _Acceptance:
-    """Decayed counts of tested and accepted drafts per position (Beta(1, 1) prior: 0.5)."""
+    """Decayed counts of tested and accepted drafts per position. Each position's estimate shrinks towards
+    CARRY times the previous position's (the first towards 0.5) with the weight of PRIOR_WEIGHT rounds, so
+    positions not yet tested borrow from the ones before: after fully accepted rounds longer drafts are trusted,
+    a little less at each position."""
 
     size: int
     tested: list[float] = field(default_factory=list)
@@ -42,8 +53,13 @@ class _Acceptance:
         self.tested = [0.0] * self.size
         self.accepted = [0.0] * self.size
 
-    def q(self, i: int) -> float:
-        return (self.accepted[i] + 1.0) / (self.tested[i] + 2.0)
+    def estimates(self) -> list[float]:
+        out, prior = [], 0.5
+        for tested, accepted in zip(self.tested, self.accepted):
+            q = (accepted + PRIOR_WEIGHT * prior) / (tested + PRIOR_WEIGHT)
+            out.append(q)
+            prior = q * CARRY
+        return out
 
     def observe(self, drafted: int, accepted: int) -> None:
         self.tested = [t * DECAY for t in self.tested]
@@ -92,9 +108,9 @@ class CostAwarePolicy:
         self.max_draft = max(1, int(max_draft))
         self.step, self.slope = max(step_seconds, 1e-6), max(slope, 0.0)
         self.drafts_first = drafts_first
-        self.acceptance = {"hit": _Acceptance(self.max_draft), "miss": _Acceptance(self.max_draft)}
+        self.acceptance = {state: _Acceptance(self.max_draft) for state in STATES}
         self.draft_cost = _DraftCost(per_token=draft_per_token)
-        self.state = "hit"
+        self.state = "part"
         self.skipped, self.backoff = 0, FIRST_BACKOFF
         self.rounds_drafted = self.rounds_skipped = 0
 
@@ -102,9 +118,9 @@ class CostAwarePolicy:
     def speed(self, k: int, available: int | None = None) -> float:
         """Expected tokens per second when drafting k tokens this round (k capped by `available`)."""
         k = min(k, available) if available is not None else k
-        acc, expected, run = self.acceptance[self.state], 0.0, 1.0
-        for i in range(k):
-            run *= acc.q(i)
+        expected, run = 0.0, 1.0
+        for q in self.acceptance[self.state].estimates()[:k]:
+            run *= q
             expected += run
         seconds = self.step * (1.0 + self.slope * k) + self.draft_cost.seconds(k)
         return (1.0 + expected) / seconds
@@ -112,8 +128,15 @@ class CostAwarePolicy:
     def best(self, available: int | None = None) -> int:
         """The k with the highest expected speed (0 when no draft beats plain decoding)."""
         top = min(self.max_draft, available) if available is not None else self.max_draft
-        speeds = [self.speed(k) for k in range(top + 1)]
-        return max(range(top + 1), key=lambda k: (speeds[k], -k))
+        qs = self.acceptance[self.state].estimates()
+        best_k, best_speed, expected, run = 0, MARGIN / self.step, 0.0, 1.0
+        for k in range(1, top + 1):
+            run *= qs[k - 1]
+            expected += run
+            speed = (1.0 + expected) / (self.step * (1.0 + self.slope * k) + self.draft_cost.seconds(k))
+            if speed > best_speed * (1 + 1e-9):
+                best_k, best_speed = k, speed
+        return best_k
 
     # ----- decisions --------------------------------------------------------------------------------
     def draft_length(self, available: int | None = None) -> int:
@@ -145,7 +168,7 @@ class CostAwarePolicy:
             self.backoff = min(self.backoff * 2, MAX_BACKOFF)
         elif accepted > 0:
             self.backoff = FIRST_BACKOFF
-        self.state = "hit" if accepted > 0 else "miss"
+        self.state = "full" if accepted >= drafted else "part" if accepted > 0 else "miss"
 
 
 def _draft_share_prior(setup: Any) -> float:

@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import copy
 import threading
-import time
 from typing import Any, Protocol
 
+from transformers.generation.candidate_generator import (_prepare_attention_mask, _prepare_position_ids,
+                                                        _prepare_token_type_ids)
 from transformers.generation.utils import GenerationMixin
 from transformers.utils.output_capturing import _CAN_RECORD_REGISTRY, maybe_install_capturing_hooks
+
+from . import costs
 
 PINNED_TRANSFORMERS = "5.24.0"
 
@@ -84,20 +87,34 @@ class _Round:
         self.drafted, self.draft_seconds, self.drafted_at, self.first = 0, 0.0, 0.0, True
 
 
+def _extend_first_inputs(generator: Any, input_ids: Any) -> None:
+    """A model drafter whose first rounds were skipped has no cache yet, and transformers only grows the drafter's
+    attention mask and position ids once it has one: extend them to the tokens so far, as it does later."""
+    kwargs = getattr(generator, "assistant_kwargs", None)
+    if not isinstance(kwargs, dict) or kwargs.get("cache") is not None:
+        return
+    length, enc_dec = input_ids.shape[-1], generator.assistant_model.config.is_encoder_decoder
+    kwargs = _prepare_attention_mask(kwargs, length, enc_dec)
+    kwargs = _prepare_position_ids(kwargs, length, enc_dec)
+    generator.assistant_kwargs = _prepare_token_type_ids(kwargs, length)
+
+
 def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _Round) -> None:
     inner = generator.get_candidates
 
     def get_candidates(input_ids, *a: Any, **kw: Any):
-        start = time.perf_counter()
+        start = costs.CLOCK()
         if policy is not None and not policy.drafts_first:
             generator.num_assistant_tokens = policy.draft_length()
+            if generator.num_assistant_tokens:
+                _extend_first_inputs(generator, input_ids)
         candidate_ids, candidate_logits = inner(input_ids, *a, **kw)
         cur_len = input_ids.shape[1]
         if policy is not None and policy.drafts_first:
             k = policy.draft_length(candidate_ids.shape[1] - cur_len)
             candidate_ids = candidate_ids[:, :cur_len + k]
             candidate_logits = None if candidate_logits is None else candidate_logits[:, :k]
-        state.drafted_at = time.perf_counter()
+        state.drafted_at = costs.CLOCK()
         state.draft_seconds, state.drafted = state.drafted_at - start, candidate_ids.shape[1] - cur_len
         if sink is not None:
             sink.on_candidates(cur_len, candidate_ids[0, cur_len:].tolist(), state.draft_seconds, candidate_logits)
@@ -110,7 +127,7 @@ def _wrap_update(generator: Any, sink: DraftSink | None, policy: DraftPolicy | N
     inner = generator.update_candidate_strategy
 
     def update_candidate_strategy(input_ids, scores, num_matches):
-        verify_seconds = time.perf_counter() - state.drafted_at
+        verify_seconds = costs.CLOCK() - state.drafted_at
         accepted = int(num_matches)
         if sink is not None:
             sink.on_verified(scores, accepted, verify_seconds)

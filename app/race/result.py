@@ -25,17 +25,19 @@ def _round(x: float | None, places: int = 6) -> float | None:
 @dataclass
 class Token:
     """One generated token: id, its text (decoded in context) and its status (docs/DESIGN.md §3).
-    p_target / p_draft: its probability under the target and the drafter (None where unknown)."""
+    p_target / p_draft: its probability under the target and the drafter (None where unknown);
+    special: a special token of the tokenizer (end of text, chat markers), shown as a marker, not as text."""
 
     id: int
     text: str
     status: str
     p_target: float | None = None
     p_draft: float | None = None
+    special: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "status": self.status, "p_target": _round(self.p_target, 5),
-                "p_draft": _round(self.p_draft, 5)}
+                "p_draft": _round(self.p_draft, 5), "special": self.special}
 
 
 @dataclass
@@ -206,22 +208,40 @@ class _Reader:
             raise self.fail(f"{path}.{key}", "must be a list of token ids")
         return list(values)
 
+    def numbers(self, data: Any, key: str, path: str) -> list[float]:
+        values = self.get(data, key, (list,), path, optional=True) or []
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise self.fail(f"{path}.{key}", "must be a list of numbers")
+        return [float(v) for v in values]
+
     def side(self, data: Any, path: str) -> dict[str, Any]:
-        return {"text": self.get(data, "text", (str,), path), "token_ids": self.ints(data, "token_ids", path),
-                "seconds": float(self.get(data, "seconds", (int, float), path)),
-                "ttft_seconds": self.get(data, "ttft_seconds", (int, float), path, optional=True)}
+        out = {"text": self.get(data, "text", (str,), path), "token_ids": self.ints(data, "token_ids", path),
+               "seconds": float(self.get(data, "seconds", (int, float), path)),
+               "ttft_seconds": self.get(data, "ttft_seconds", (int, float), path, optional=True),
+               "token_times": self.numbers(data, "token_times", path)}
+        if out["token_times"] and len(out["token_times"]) != len(out["token_ids"]):
+            raise self.fail(f"{path}.token_times", "must have one time per token")
+        return out
 
     def token(self, data: Any, path: str) -> Token:
         status = self.get(data, "status", (str,), path)
         if status not in STATUSES:
             raise self.fail(f"{path}.status", f"must be one of {', '.join(STATUSES)}; got {status!r}")
-        return Token(self.get(data, "id", (int,), path), self.get(data, "text", (str,), path), status)
+        return Token(self.get(data, "id", (int,), path), self.get(data, "text", (str,), path), status,
+                     self.get(data, "p_target", (int, float), path, optional=True),
+                     self.get(data, "p_draft", (int, float), path, optional=True),
+                     bool(self.get(data, "special", (bool,), path, optional=True)))
 
     def round(self, data: Any, path: str) -> Round:
         drafted, accepted = self.get(data, "drafted", (int,), path), self.get(data, "accepted", (int,), path)
         if not 0 <= accepted <= drafted:
             raise self.fail(path, f"accepts {accepted} of {drafted} drafted tokens")
-        return Round(drafted, accepted, self.get(data, "rejected_text", (str,), path, optional=True) or "")
+        number = (int, float)
+        return Round(drafted, accepted, self.get(data, "rejected_text", (str,), path, optional=True) or "",
+                     float(self.get(data, "draft_seconds", number, path, optional=True) or 0.0),
+                     float(self.get(data, "verify_seconds", number, path, optional=True) or 0.0),
+                     self.get(data, "rejected_p_target", number, path, optional=True),
+                     self.get(data, "rejected_p_draft", number, path, optional=True))
 
     def race(self, data: Any) -> RaceResult:
         a = self.get(data, "assisted", (dict,), "")
@@ -229,7 +249,11 @@ class _Reader:
                                   tokens=[self.token(t, f"assisted.tokens.{i}")
                                           for i, t in enumerate(self.get(a, "tokens", (list,), "assisted"))],
                                   rounds=[self.round(r, f"assisted.rounds.{i}")
-                                          for i, r in enumerate(self.get(a, "rounds", (list,), "assisted"))])
+                                          for i, r in enumerate(self.get(a, "rounds", (list,), "assisted"))],
+                                  draft_policy=self.get(a, "draft_policy", (str,), "assisted", optional=True),
+                                  skipped_rounds=self.get(a, "skipped_rounds", (int,), "assisted", optional=True) or 0)
+        if len(assisted.tokens) != len(assisted.token_ids):
+            raise self.fail("assisted.tokens", "must have one entry per token id")
         mode = self.get(data, "mode", (str,), "")
         if mode not in MODES:
             raise self.fail("mode", f"must be one of {', '.join(MODES)}; got {mode!r}")
@@ -240,4 +264,18 @@ class _Reader:
             mode=mode, do_sample=self.get(data, "do_sample", (bool,), ""), device=self.get(data, "device", (str,), ""),
             baseline=SideResult(**self.side(self.get(data, "baseline", (dict,), ""), "baseline")), assisted=assisted,
             errors={str(k): str(v) for k, v in errors.items()},
-            stopped=bool(self.get(data, "stopped", (bool,), "", optional=True)))
+            stopped=bool(self.get(data, "stopped", (bool,), "", optional=True)),
+            knobs=dict(self.get(data, "knobs", (dict,), "", optional=True) or {}),
+            threads=self.get(data, "threads", (int,), "", optional=True), why=self.why(data))
+
+    def why(self, data: Any) -> Any:
+        """The explanation, read back (None when absent or from an older file)."""
+        from .why import Why
+
+        raw = self.get(data, "why", (dict,), "", optional=True)
+        if raw is None:
+            return None
+        try:
+            return Why(**raw)
+        except TypeError:
+            raise self.fail("why", "has unknown or missing fields") from None

@@ -89,6 +89,7 @@ class Race:
         context = setup.input_ids[0].tolist()
         self._detok = {side: Detokenizer(tok, context) for side in SIDES}
         self._tokenizer = tok
+        self._special_ids = frozenset(getattr(tok, "all_special_ids", ()) or ())
 
     # ----- workers -------------------------------------------------------------------
     @contextmanager
@@ -194,7 +195,8 @@ class Race:
         if isinstance(event, TokenEvent):
             text = self._detok[event.side].push(event.token_id)
             rec.token_ids.append(event.token_id)
-            rec.tokens.append(Token(event.token_id, text, event.status, event.p_target, event.p_draft))
+            rec.tokens.append(Token(event.token_id, text, event.status, event.p_target, event.p_draft,
+                                    event.token_id in self._special_ids))
             rec.token_times.append(event.t)
             if rec.ttft is None:
                 rec.ttft = event.t

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-ICONS = {"error": "\u26a0", "ok": "\u2713", "info": "\u2139"}
+ICONS = {"error": "\u26a0", "ok": "\u2713", "info": "\u2139", "loss": "\u25bc"}
 
 
 def esc(text: object) -> str:
@@ -18,7 +18,8 @@ def attr(text: str) -> str:
 
 
 def status_html(message: str, kind: str = "info") -> str:
-    """A one-line status or error box (kind: info | error | ok); errors are plain words, never a traceback."""
+    """A one-line status or error box (kind: info | error | ok | loss, a slowdown); errors are plain words, never a
+    traceback."""
     if not message:
         return ""
     role = ' role="alert"' if kind == "error" else ' role="status"'

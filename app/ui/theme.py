@@ -254,4 +254,70 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .dark .plan-stat-speedup .plan-stat-value, .dark .plan-stat-gamma .plan-stat-value,
 .dark .plan-grid td.cell-best b { color: #56B4E9; }
 .dark .dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
+/* ---- slowdowns read as slowdowns; special tokens as markers ---- */
+.stat.speed-win .stat-value { color: #007a59; }
+.stat.speed-loss { border-color: #D55E00; background: rgba(213,94,0,.07); }
+.stat.speed-loss .stat-value { color: #b34f00; }
+.status-loss { background: rgba(213,94,0,.08); border-color: rgba(213,94,0,.45); color: #8a3d00; }
+.tok-special { font-family: var(--font-mono); font-size: 0.72em; padding: 0 5px; margin: 0 2px; border-radius: 6px;
+  border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); background: transparent;
+  white-space: nowrap; opacity: 1; }
+
+.method-wins, .method-loses { margin-top: 4px; padding-left: 8px; border-left: 3px solid #009E73; }
+.method-loses { border-left-color: #D55E00; }
+
+/* ---- why panel ---- */
+.why { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
+  background: var(--block-background-fill); }
+.why.why-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; border-style: dashed; }
+.why-loss { border-left: 5px solid #D55E00; }
+.why-win { border-left: 5px solid #009E73; }
+.why-head { display: flex; align-items: baseline; gap: 10px; flex-wrap: wrap; }
+.why-speed { font-size: 1.35rem; font-weight: 800; }
+.speed-win { color: #007a59; }
+.speed-loss { color: #b34f00; }
+.why-mode { font-size: 0.8rem; color: var(--body-text-color-subdued); text-transform: uppercase; letter-spacing: .04em; }
+.why-verdict { margin: 6px 0 10px; font-size: 0.95rem; line-height: 1.45; }
+.why-figs { display: flex; flex-wrap: wrap; gap: 14px; }
+.why-fig { flex: 1 1 260px; min-width: 0; }
+.why-fig-title { font-weight: 700; font-size: 0.85rem; margin-bottom: 6px; }
+.why-note, .why-empty { font-size: 0.78rem; color: var(--body-text-color-subdued); }
+.why-bars { position: relative; display: flex; align-items: flex-end; gap: 3px; height: 96px; padding-bottom: 14px;
+  border-bottom: 1px solid var(--border-color-primary); }
+.why-bar { position: relative; flex: 1 1 0; height: 100%; display: flex; align-items: flex-end; min-width: 6px; }
+.why-bar span { display: block; width: 100%; border-radius: 3px 3px 0 0; background: #0072B2; }
+.why-bar.why-bar-low span { background: #E69F00; }
+.why-bar i { position: absolute; bottom: -14px; width: 100%; text-align: center; font-size: 9px; font-style: normal;
+  color: var(--body-text-color-subdued); }
+.why-line { position: absolute; left: 0; right: 0; border-top: 2px dashed #D55E00; margin-bottom: 14px; }
+.why-line b { position: absolute; right: 0; top: -16px; font-size: 10px; color: #b34f00; font-weight: 600;
+  background: var(--block-background-fill); padding: 0 3px; }
+.why-stack { display: flex; height: 18px; border-radius: 6px; overflow: hidden; background: var(--border-color-primary); }
+.why-seg-draft { background: #CC79A7; }
+.why-seg-verify { background: #0072B2; }
+.why-seg-other { background: #8a94a6; }
+.why-keys { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 0.78rem; margin: 4px 0 8px; }
+.why-key { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: middle; }
+.why-nums { display: grid; grid-template-columns: repeat(auto-fit, minmax(110px, 1fr)); gap: 6px; }
+.why-num { padding: 6px 8px; border-radius: 8px; background: var(--background-fill-secondary); }
+.why-num b { display: block; font-size: 1.05rem; font-variant-numeric: tabular-nums; }
+.why-num span { font-size: 0.72rem; color: var(--body-text-color-subdued); }
+.dark .speed-win, .dark .stat.speed-win .stat-value { color: #5fd3a9; }
+.dark .speed-loss, .dark .stat.speed-loss .stat-value, .dark .status-loss { color: #ff9a57; }
+
+/* ---- phones (about 390 px): one column, nothing wider than the screen ---- */
+@media (max-width: 640px) {
+  .gradio-container { padding: 0 6px !important; }
+  #race-row, #main-row, #legend-row, #plan-row, #plan-figs, #plan-money { flex-direction: column !important;
+    flex-wrap: wrap !important; }
+  #race-row > div, #main-row > div, #plan-row > div { width: 100% !important; min-width: 0 !important; }
+  .pane { min-height: 180px; }
+  .pane-body { max-height: 260px; font-size: 0.95rem; }
+  .rate-value { font-size: 1.5rem; }
+  .stats-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .hw-grid { grid-template-columns: auto minmax(0, 1fr) auto; }
+  .hw-grid > span:nth-child(6n+4), .hw-grid > span:nth-child(6n+5), .hw-grid > span:nth-child(6n) { display: none; }
+  .chart-svg { max-width: 100%; height: auto; }
+  #legend-row > #show-rejected { align-self: flex-start; }
+}
 """

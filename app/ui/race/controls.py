@@ -72,9 +72,15 @@ def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]
         "sampling_visible": preset.do_sample,
         "knobs": {k: {"value": knob_value(preset, k), "visible": k in method.knobs} for k in KNOBS},
         "knobs_label": f"Method knobs \u00b7 {method.title}" + ("" if method.knobs else " (none)"),
-        "examples": [[e] for e in preset.example_prompts],
+        "examples": [[e, note] for e, note in zip(preset.example_prompts, _notes(preset))],
         "prompt": prompt if keep else (preset.example_prompts[0] if preset.example_prompts else (prompt or "")),
     }
+
+
+def _notes(preset: Preset) -> list[str]:
+    """One note per example prompt ("" where the preset gives none)."""
+    notes = list(preset.example_notes)
+    return notes + [""] * (len(preset.example_prompts) - len(notes))
 
 
 def _blank(value: Any) -> bool:

@@ -28,6 +28,7 @@ from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
 from ..streaming import run_streaming
 from .controls import CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
+from .explain import speedup_words, why_html
 from .render import PaneView, legend_html, pane_html
 from .session import Session
 from .stats import hardware_html, rounds_chart_html, short_model_name, stats_html
@@ -115,6 +116,10 @@ def _join_in_background(race: Race, why: str) -> None:
     threading.Thread(target=wait, name="race-reaper", daemon=True).start()
 
 
+class _TuneStopped(Exception):
+    """Stop was pressed while Tune measured."""
+
+
 class RaceHandlers:
     """The Race tab's event functions, bound to one server configuration and the tab's components (`ui`)."""
 
@@ -125,7 +130,7 @@ class RaceHandlers:
     def buttons(self, running: bool) -> dict:
         u = self.ui
         return {u.run: gr.update(interactive=not running), u.measure: gr.update(interactive=not running),
-                u.stop: gr.update(interactive=running)}
+                u.tune: gr.update(interactive=not running), u.stop: gr.update(interactive=running)}
 
     def panes(self, session: Session, views: tuple[PaneView, PaneView], status: str) -> dict:
         session.views = views
@@ -219,10 +224,11 @@ class RaceHandlers:
         else:
             label, how = ("Measured fairly", "sequential") if result.mode == "sequential" else ("Race finished",
                                                                                                "concurrent race")
-            status = status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, speedup "
-                                 f"{result.speedup:.2f}\u00d7 ({how}).", "ok")
+            words, kind = speedup_words(result.speedup)
+            status = status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, {words} ({how}).",
+                                 "loss" if kind == "loss" else "ok")
         return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
-                self.ui.stats: stats, self.ui.chart: rounds_chart_html(result.assisted.rounds)}
+                self.ui.stats: stats, self.ui.why: why_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds)}
 
     def _failed(self, session: Session, message: str) -> dict:
         """The last views shown, marked as failed, with the message where a pane has no tokens."""
@@ -233,6 +239,49 @@ class RaceHandlers:
                 v.message = message
         return {**self.panes(session, views, status_html(message, "error")), **self.hardware(session),
                 **self.buttons(False)}
+
+    # ----- tune ---------------------------------------------------------------------------------------
+    def tune_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
+        """Tune: measure this preset on this prompt with the planner, put the best draft settings into the knobs,
+        then measure fairly with them."""
+        values = dict(zip(CONTROL_NAMES, values))
+        try:
+            tuning = yield from self._tune(session, values)
+        except ArenaError as exc:
+            gr.Warning(str(exc))
+            yield {self.ui.status: status_html(str(exc), "error"), **self.buttons(False)}
+            return
+        if tuning is None:
+            yield {self.ui.status: status_html("Tune stopped: nothing was changed."), **self.buttons(False)}
+            return
+        values.update(tuning.knobs)
+        yield {self.ui.status: status_html(f"Tuned: {tuning.reason} Measuring fairly with it\u2026", "ok"),
+               **{self.ui.knobs[k]: gr.update(value=v) for k, v in tuning.knobs.items()}}
+        yield from self._stream(session, show_rejected, values, sequential=True)
+
+    def _tune(self, session: Session, values: dict) -> Iterator:
+        from ...planner.tune import tune
+
+        request = request_from_controls(values)
+        session.begin()
+        session.active = True  # Stop now cancels the measuring at its next step
+        lines = ["Measuring alpha and c on this prompt"]
+
+        def progress(message: str) -> None:
+            if session.cancel.is_set():
+                raise _TuneStopped()
+            lines.append(message)
+
+        yield {self.ui.status: status_html(f"Tuning: {lines[-1]}\u2026"), **self.buttons(True)}
+        try:
+            return (yield from run_streaming(
+                lambda: tune(request.preset, request.prompt, progress, request.preset.max_new_tokens),
+                lambda elapsed: {self.ui.status: status_html(f"Tuning: {lines[-1]}\u2026 ({elapsed:.0f} s)")},
+                0.5, "race-tune"))
+        except _TuneStopped:
+            return None
+        finally:
+            session.active = False
 
     # ----- small events -----------------------------------------------------------------------------
     def stop(self, session: Session) -> dict:

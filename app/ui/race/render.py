@@ -26,6 +26,8 @@ LEGEND = {
 }
 
 _SPECIAL = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")
+#: Texts of end-of-text tokens of common tokenizers (shown as a small end marker).
+END_MARKERS = {"</s>", "<|im_end|>", "<|endoftext|>", "<eos>", "<end_of_turn>", "<|eot_id|>", "<|end|>"}
 
 PHASE_LABELS = {
     "idle": "ready",
@@ -60,14 +62,33 @@ def _round_note(index: int, rnd: Round | None) -> str:
     return f"round {index + 1}: drafted {rnd.drafted}, accepted {rnd.accepted}"
 
 
+def _p(label: str, value: float | None) -> str:
+    return "" if value is None else f"{label} p={value:.2f}"
+
+
 def token_title(tok: Token, round_index: int | None, rnd: Round | None, position: int) -> str:
-    """Tooltip text of one token: status, round, id and (for resampled) the rejected draft."""
-    parts = [f"#{position} {LEGEND.get(tok.status, (tok.status,))[0]}", f"id {tok.id}"]
+    """Tooltip of one token: status, round, id, the target's (and drafter's) probability for it and, for a
+    resampled token, the rejected draft with both probabilities."""
+    head = f"#{position} {LEGEND.get(tok.status, (tok.status,))[0]}" + (f" \u00b7 {tok.text.strip()}" if tok.special else "")
+    lines = [f"{head} \u00b7 id {tok.id}"]
+    probs = ", ".join(x for x in (_p("target", tok.p_target), _p("drafter", tok.p_draft)) if x)
+    if probs:
+        lines.append(probs)
     if round_index is not None:
-        parts.append(_round_note(round_index, rnd))
+        lines.append(_round_note(round_index, rnd))
     if tok.status == "resampled" and rnd is not None and rnd.rejected_text:
-        parts.append(f"rejected draft: \u201c{rnd.rejected_text}\u201d")
-    return " \u00b7 ".join(parts)
+        rej = ", ".join(x for x in (_p("target", rnd.rejected_p_target), _p("drafter", rnd.rejected_p_draft)) if x)
+        lines.append(f"rejected draft: \u201c{rnd.rejected_text}\u201d" + (f" ({rej})" if rej else ""))
+    return "\n".join(lines)
+
+
+def _token_span(tok: Token, classes: list[str], title: str) -> str:
+    """A token's span; a special token (end of text, chat markers) is a small marker, not its raw text."""
+    if tok.special or _SPECIAL.match(tok.text.strip() or "-"):
+        classes = classes + ["tok-special"]
+        label = "\u23ce end" if tok.text.strip() in END_MARKERS or "end" in tok.text.lower() else "\u25c6"
+        return f'<span class="{" ".join(classes)}" title="{attr(title)}" aria-label="special token">{label}</span>'
+    return f'<span class="{" ".join(classes)}" title="{attr(title)}">{esc(tok.text)}</span>'
 
 
 def tokens_html(tokens: Sequence[Token], rounds: Sequence[Round] = (), *, show_rejected: bool = False,
@@ -86,15 +107,13 @@ def tokens_html(tokens: Sequence[Token], rounds: Sequence[Round] = (), *, show_r
         r = round_ids[i]
         rnd = rounds[r] if r is not None and r < len(rounds) else None
         classes = ["tok", f"tok-{status}"]
-        if _SPECIAL.match(tok.text.strip() or "-"):
-            classes.append("tok-special")
         if diverge_at is not None and i == diverge_at:
             classes.append("tok-diverge")
         if show_rejected and status == "resampled" and rnd is not None and rnd.rejected_text:
             pieces.append(f'<del class="rej" title="{attr("rejected draft of " + _round_note(r, rnd))}">'
                           f'{esc(rnd.rejected_text)}</del>')
         title = token_title(tok, r, rnd, i) if assisted else f"#{i} id {tok.id}"
-        pieces.append(f'<span class="{" ".join(classes)}" title="{attr(title)}">{esc(tok.text)}</span>')
+        pieces.append(_token_span(tok, classes, title))
     return "".join(pieces)
 
 

@@ -78,6 +78,19 @@ def _speedup(result: RaceResult | None) -> str:
     return "\u2013" if not result else f"{result.speedup:.2f}\u00d7"
 
 
+def _speed_class(result: RaceResult | None) -> str:
+    """'speed-win' / 'speed-loss' / 'speed-even' (a speedup below 1 is a slowdown, in colour and words)."""
+    if not result:
+        return ""
+    return "speed-win" if result.speedup >= 1.02 else "speed-loss" if result.speedup <= 0.98 else "speed-even"
+
+
+def _speed_note(result: RaceResult | None, note: str) -> str:
+    if result and result.speedup <= 0.98:
+        return f"slower than plain decoding \u00b7 {note}"
+    return note
+
+
 def stats_html(latest: RaceResult | None, race: RaceResult | None = None, measured: RaceResult | None = None,
                lossless: bool = True) -> str:
     """The after-run figures.
@@ -99,8 +112,9 @@ def stats_html(latest: RaceResult | None, race: RaceResult | None = None, measur
                      else "press Measure fairly for a fair figure")
     ttft = lambda v: "\u2013" if v is None else f"{v:.2f}"  # noqa: E731
     cards = [
-        _card(_speedup(race), "speedup", race_note, "stat-speedup stat-race"),
-        _card(_speedup(measured), "measured speedup", measured_note, "stat-speedup stat-measured"),
+        _card(_speedup(race), "speedup", _speed_note(race, race_note), f"stat-speedup stat-race {_speed_class(race)}"),
+        _card(_speedup(measured), "measured speedup", _speed_note(measured, measured_note),
+              f"stat-speedup stat-measured {_speed_class(measured)}"),
         _card("n/a" if alpha is None else f"{alpha:.0%}", "acceptance rate \u03b1",
               f"{accepted} of {drafted} drafted tokens kept"),
         _card(f"{a.mean_accepted_length:.2f}", "mean accepted length \u03c4", "tokens kept per target forward pass"),
@@ -210,4 +224,11 @@ def method_card_html(preset, method) -> str:
     return (f'<div class="method-card"><div class="method-head"><span class="pill {where_cls}">'
             f'{esc(WHERE_LABELS.get(where, where))}</span>{lossless}<span class="method-title">{esc(method.title)}</span></div>'
             f'<div class="method-summary">{esc(method.summary)}</div>'
-            f'<div class="method-desc">{esc(preset.description)}</div></div>')
+            f'<div class="method-desc">{esc(preset.description)}</div>{_wins_html(preset)}</div>')
+
+
+def _wins_html(preset) -> str:
+    """Where the preset's method pays off and where it does not (the preset's wins_on / loses_on)."""
+    rows = [(cls, label, text) for cls, label, text in (("wins", "Wins on", preset.wins_on),
+                                                        ("loses", "Loses on", preset.loses_on)) if text]
+    return "".join(f'<div class="method-{cls}"><b>{label}:</b> {esc(text)}</div>' for cls, label, text in rows)

@@ -23,6 +23,7 @@ from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, method
                        preset_state)
 from .handlers import RaceHandlers, machine_facts
 from .render import PaneView, legend_html, pane_html
+from .explain import why_html
 from .session import Session
 from .stats import hardware_html, rounds_chart_html, stats_html
 
@@ -47,8 +48,8 @@ class RaceUI(SimpleNamespace):
                 self.prompt]
 
     def stream_outputs(self) -> list:
-        return [self.baseline, self.assisted, self.stats, self.chart, self.hardware, self.status, self.run,
-                self.measure, self.stop]
+        return [self.baseline, self.assisted, self.stats, self.why, self.chart, self.hardware, self.status, self.run,
+                self.measure, self.tune, self.stop]
 
 
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
@@ -105,11 +106,13 @@ class RaceTab:
         u, initial = self.ui, self.initial
         u.prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label="Prompt", elem_id="prompt",
                               placeholder="Type text to continue or a question to answer")
-        u.examples = gr.Dataset(components=["textbox"], samples=initial["examples"], type="index",
-                                label="Example prompts for this preset", elem_id="examples", samples_per_page=6)
+        u.examples = gr.Dataset(components=["textbox", "textbox"], headers=["example prompt", "what to expect"],
+                                samples=initial["examples"], type="index", label="Example prompts for this preset",
+                                elem_id="examples", samples_per_page=6)
         with gr.Row(elem_id="race-buttons"):
             u.run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2, min_width=100)
             u.measure = gr.Button("Measure fairly", variant="secondary", elem_id="measure-btn", scale=2, min_width=120)
+            u.tune = gr.Button("Tune", variant="secondary", elem_id="tune-btn", scale=1, min_width=80)
             u.stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1,
                                min_width=80)
         u.status = gr.HTML(status_html("Connecting\u2026"), elem_id="status", js_on_load=None, min_height=40)
@@ -118,6 +121,7 @@ class RaceTab:
     def _results(self) -> None:
         u = self.ui
         u.stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
+        u.why = gr.HTML(why_html(None), elem_id="why", js_on_load=None)
         u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
         with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
             u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
@@ -173,6 +177,8 @@ class RaceTab:
         progress = dict(show_progress="full", show_progress_on=[u.status], api_visibility="private")
         u.run.click(self.handlers.race_stream, inputs, u.stream_outputs(), **progress, **self.gen)
         u.measure.click(self.handlers.measure_stream, inputs, u.stream_outputs(), **progress, **self.gen)
+        u.tune.click(self.handlers.tune_stream, inputs, [*u.stream_outputs(), *u.knobs.values()], **progress,
+                     **self.gen)
 
     def on_load(self, demo: gr.Blocks) -> None:
         """Apply the preset's values when a page loads (see RaceHandlers.page_loaded)."""

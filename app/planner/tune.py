@@ -1,0 +1,64 @@
+"""Tune: measure the current preset on the current prompt with the planner and choose its draft settings.
+
+The planner measures alpha (by agreement) and c plus the verification slope on this hardware for this
+one prompt (no check races, a few seconds on a CPU), and Theorem 3.8 with the hardware-adjusted cost
+picks the draft length (docs/DESIGN.md §5). When no length can pay (alpha does not exceed the
+effective c), the draft settings become the cost-aware schedule, which then drafts almost nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..core.errors import ArenaError
+from ..core.knobs import COST_AWARE
+from ..core.presets import Preset
+from .measure import KIND_BY_METHOD
+from .plan import PlanOptions, plan_for_preset
+
+#: The knob that sets the draft length, per planner kind.
+LENGTH_KNOB = {"lookup": "prompt_lookup_num_tokens", "drafter": "num_assistant_tokens", "uad": "num_assistant_tokens",
+               "early-exit": "num_assistant_tokens"}
+
+
+@dataclass
+class Tuning:
+    """What Tune found. knobs: the settings to race with next; alpha, c_effective, best_gamma, predicted_speedup:
+    the planner's numbers; reason: one sentence for the page and the command line."""
+
+    knobs: dict[str, Any] = field(default_factory=dict)
+    alpha: float = 0.0
+    c_effective: float = 0.0
+    best_gamma: int = 1
+    predicted_speedup: float = 1.0
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"knobs": dict(self.knobs), "alpha": round(self.alpha, 4), "c_effective": round(self.c_effective, 5),
+                "best_gamma": self.best_gamma, "predicted_speedup": round(self.predicted_speedup, 4),
+                "reason": self.reason}
+
+
+def tune(preset: Preset, prompt: str, progress: Callable[[str], None] | None = None,
+         max_new_tokens: int | None = None) -> Tuning:
+    """Measure `preset` on `prompt` (greedy) and return the draft settings to race with."""
+    if preset.method not in KIND_BY_METHOD:
+        raise ArenaError(f"Tune measures drafter, ensemble, uad, layerskip and prompt-lookup presets; the {preset.method} "
+                         "method drafts from the target's own hidden states and has no draft length to tune.")
+    kind = KIND_BY_METHOD[preset.method]
+    plan = plan_for_preset(preset, [prompt], PlanOptions(max_new_tokens=max_new_tokens, repeats=3, steps=4,
+                                                         check=False), progress)
+    hw = plan["hardware_adjusted"]
+    out = Tuning(alpha=plan["alpha"], c_effective=hw["c_effective"], best_gamma=hw["best_gamma"],
+                 predicted_speedup=hw["predicted_speedup"])
+    knob = LENGTH_KNOB[kind]
+    if out.predicted_speedup <= 1.0:
+        out.knobs = {"num_assistant_tokens_schedule": COST_AWARE}
+        out.reason = (f"On this prompt alpha {out.alpha:.2f} does not beat the effective cost {out.c_effective:.3f} "
+                      f"per drafted token: no draft length pays, so the cost-aware schedule drafts only when it does.")
+    else:
+        out.knobs = {knob: out.best_gamma}
+        out.reason = (f"alpha {out.alpha:.2f}, effective cost {out.c_effective:.3f} per drafted token: {knob} = "
+                      f"{out.best_gamma} predicts {out.predicted_speedup:.2f}\u00d7 here (Theorem 3.8, hardware-adjusted).")
+    return out

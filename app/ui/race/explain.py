@@ -1,0 +1,87 @@
+"""The "why" panel shown after each race (pure HTML, no gradio): what happened and what to try.
+
+From a RaceResult and its explanation (app/race/why.py): the verdict sentence, acceptance by draft
+position against the break-even acceptance, where the assisted time went (draft / verify / other)
+next to the baseline's time, and the measured costs. A speedup below 1 always reads as a slowdown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...race.result import RaceResult
+from ..html import esc
+
+#: Draft positions shown in the acceptance-by-position bars.
+MAX_POSITIONS = 16
+
+
+def speedup_words(speedup: float) -> tuple[str, str]:
+    """('1.77× faster', 'win') / ('0.81× — slower than plain', 'loss') / ('1.00× — about the same', 'even')."""
+    if speedup >= 1.02:
+        return f"{speedup:.2f}\u00d7 faster", "win"
+    if speedup <= 0.98:
+        return f"{speedup:.2f}\u00d7 \u2014 slower than plain", "loss"
+    return f"{speedup:.2f}\u00d7 \u2014 about the same", "even"
+
+
+def _positions_html(result: RaceResult, break_even: float | None) -> str:
+    shares = result.assisted.acceptance_by_position[:MAX_POSITIONS]
+    if not shares:
+        return '<div class="why-empty">No round drafted anything, so there is no acceptance to show.</div>'
+    counts = [sum(r.drafted > k for r in result.assisted.rounds) for k in range(len(shares))]
+    bars = []
+    for k, (share, n) in enumerate(zip(shares, counts)):
+        cls = "why-bar-low" if break_even is not None and share < break_even else "why-bar-ok"
+        bars.append(f'<div class="why-bar {cls}" title="draft position {k + 1}: {share:.0%} of {n} drafts accepted">'
+                    f'<span style="height:{max(2.0, 100 * share):.0f}%"></span><i>{k + 1}</i></div>')
+    line = (f'<div class="why-line" style="bottom:{100 * break_even:.0f}%" title="break-even acceptance">'
+            f'<b>pays off above {break_even:.0%}</b></div>' if break_even is not None else "")
+    return (f'<div class="why-fig-title">Acceptance by draft position</div>'
+            f'<div class="why-bars">{"".join(bars)}{line}</div>'
+            '<div class="why-note">share of the drafts at each position that the target accepted</div>')
+
+
+def _time_html(result: RaceResult, why: Any) -> str:
+    total = result.assisted.seconds or 1e-9
+    parts = [("draft", why.draft_seconds), ("verify", why.verify_seconds), ("other", why.other_seconds)]
+    segs = "".join(f'<span class="why-seg why-seg-{name}" style="width:{100 * sec / total:.1f}%" '
+                   f'title="{name}: {sec:.2f} s ({sec / total:.0%})"></span>' for name, sec in parts if sec > 0)
+    keys = "".join(f'<span><i class="why-key why-seg-{name}"></i>{name} {sec:.2f} s</span>' for name, sec in parts)
+    base = result.baseline.seconds
+    return (f'<div class="why-fig-title">Where the assisted time went ({total:.2f} s; plain: {base:.2f} s)</div>'
+            f'<div class="why-stack">{segs}</div><div class="why-keys">{keys}</div>')
+
+
+def _numbers_html(result: RaceResult, why: Any) -> str:
+    def item(label: str, value: str, tip: str) -> str:
+        return f'<div class="why-num" title="{esc(tip)}"><b>{esc(value)}</b><span>{esc(label)}</span></div>'
+
+    fmt = lambda x, f: "\u2013" if x is None else format(x, f)  # noqa: E731
+    items = [item("one target step", f"{why.step_seconds * 1e3:.1f} ms" if why.step_seconds else "\u2013",
+                  "the baseline's time per token after the first"),
+             item("cost ratio c", fmt(why.cost_ratio, ".3f"), "drafting time per drafted token / one target step"),
+             item("verify cost per extra token", fmt(why.verify_slope, ".3f"),
+                  "the extra share of a step each verified draft costs (about 0 on a GPU)"),
+             item("break-even acceptance", fmt(why.break_even_acceptance, ".0%"),
+                  "drafting pays off above this acceptance at this draft length, on this hardware")]
+    a = result.assisted
+    if a.draft_policy == "cost-aware":
+        items.append(item("rounds that drafted", f"{sum(r.drafted > 0 for r in a.rounds)} of {len(a.rounds)}",
+                          f"the cost-aware policy skipped drafting in {a.skipped_rounds} rounds"))
+    return f'<div class="why-nums">{"".join(items)}</div>'
+
+
+def why_html(result: RaceResult | None) -> str:
+    """The panel for a finished race (an empty hint before the first)."""
+    if result is None or result.why is None:
+        return '<div class="why why-empty">After a race: why it was faster or slower, and what to try.</div>'
+    why = result.why
+    words, kind = speedup_words(result.speedup)
+    label = "measured sequentially" if result.mode == "sequential" else "concurrent race"
+    return (f'<div class="why why-{kind}" role="region" aria-label="why this result">'
+            f'<div class="why-head"><span class="why-speed speed-{kind}">{esc(words)}</span>'
+            f'<span class="why-mode">{esc(label)}</span></div>'
+            f'<div class="why-verdict">{esc(why.verdict)}</div>'
+            f'<div class="why-figs"><div class="why-fig">{_positions_html(result, why.break_even_acceptance)}</div>'
+            f'<div class="why-fig">{_time_html(result, why)}{_numbers_html(result, why)}</div></div></div>')
