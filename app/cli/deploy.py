@@ -18,6 +18,7 @@ from typing import Any
 from ..core.knobs import FLAG
 from ..core.presets import get_preset
 from ..core.requests import apply_overrides
+from ..core.sources import resolve
 from ..deploy import ENGINES, deploy, read_plan
 
 
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     changes = {k: getattr(args, k) for k in ("target", "assistant") if getattr(args, k) is not None}
     if changes:
         preset = apply_overrides(preset, changes, FLAG)
+        for spec in changes.values():
+            resolve(spec)  # a malformed id or a missing local folder is one clear line
     plan = read_plan(args.plan) if args.plan is not None else None
     result = deploy(preset, args.engine, plan, closest=args.closest)
     sys.stdout.write(json.dumps(result.to_dict()) + "\n" if args.json else result.text())
