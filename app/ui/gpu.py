@@ -2,8 +2,8 @@
 
 On a ZeroGPU Space (the Space sets ``SPACES_ZERO_GPU=true``; the ``spaces`` package is in requirements.txt)
 ZeroGPU lends a GPU only while a decorated function runs, and runs it in a forked worker process
-(``spaces/zero/wrappers.py``). Following Hugging Face's ZeroGPU docs (docs/hub/spaces-zerogpu.md) and that
-source, this module:
+(``spaces/zero/wrappers.py`` in spaces 0.51.3). Following Hugging Face's ZeroGPU documentation (huggingface/hub-docs,
+``docs/hub/spaces-zerogpu.md``) and that source, this module:
 
 - imports ``spaces`` before anything touches CUDA (it patches torch at import);
 - asks for a duration derived from the request (:func:`race_seconds`, :func:`plan_seconds`) through
@@ -37,11 +37,11 @@ LOAD_SECONDS = 60
 #: Seconds per generated token and side: generate() at batch 1 on a ZeroGPU slice, small models (an estimate
 #: with headroom; the real figure comes from gpu_check.sh on a lent GPU).
 TOKEN_SECONDS = 0.05
-#: Slower methods: GLM-4.5-Air at 4-bit is a 106B MoE; UAD re-tokenizes every round; Gemma 4 E4B is 8B.
+#: Slower methods: GLM-4.5-Air at 4-bit is a 106B MoE; UAD re-tokenizes every round; Gemma 4 E4B is billions.
 METHOD_FACTOR = {"glm-mtp": 6.0, "uad": 2.0, "gemma-drafter": 1.5}
 #: The sequential warm-up's tokens per side (docs/DESIGN.md §4).
 WARMUP_TOKENS = 8
-#: Requests are clamped to this window; a free account's daily quota is 3.5 minutes (docs/hub/spaces-zerogpu.md).
+#: Requests are clamped to this window; a free account's daily ZeroGPU quota is 3.5 minutes (hub-docs, as above).
 MIN_SECONDS, MAX_SECONDS = 30, 300
 
 
