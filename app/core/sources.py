@@ -78,6 +78,12 @@ def _gguf_source(spec: str) -> Source:
     except metadata.PackageNotFoundError:
         if dist_name in HUB_EQUIVALENTS and hub_reachable():
             return Source(spec, "hub", HUB_EQUIVALENTS[dist_name])
+        if dist_name in HUB_EQUIVALENTS:  # e.g. a Space (no --no-deps packages) whose hub access is down
+            raise ArenaError(
+                f"The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face hub "
+                f"cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
+                "(README) or retry when the hub is reachable."
+            )
         raise ArenaError(
             f"The package '{dist_name}' that ships {file_name} is not installed: "
             "run the README's install command first."

@@ -16,6 +16,7 @@ from ...planner.cost import HOURS_PER_MONTH
 from ...planner.memory import DTYPE_BYTES
 from ...planner.plan import PlanOptions
 from ...race.methods import get_method
+from .. import gpu
 from ..config import UIConfig
 from ..html import status_html
 from ..race.controls import preset_choices
@@ -60,7 +61,7 @@ class PlannerTab:
             with gr.Column(scale=3, min_width=300, elem_id="plan-outputs"):
                 self._report()
         self._wire()
-        gr.api(self.handlers.make_endpoint(), api_name="plan", **gen)
+        gr.api(gpu.plan_endpoint(self.handlers.make_endpoint()), api_name="plan", **gen)
         return self
 
     # ----- sections ----------------------------------------------------------------------------------
@@ -137,6 +138,12 @@ class PlannerTab:
                         **self.light)
         inputs = [u.state, u.preset, u.target, u.assistant, u.prompts, u.max_new_tokens, u.gpu_memory, u.context,
                   u.dtype, u.prices, u.hours]
-        u.measure.click(h.plan_measure, inputs, [*u.report(), u.measure, u.stop], show_progress="full",
+        outputs = [*u.report(), u.measure, u.stop]
+
+        def stopped(state):  # the last frame when Stop ends a measurement inside a ZeroGPU worker (app/ui/gpu.py)
+            return {**h.buttons(False), **h.status("Stopped: nothing was planned.")}
+
+        u.measure.click(gpu.stream(h.plan_measure, gpu.plan_stream_duration, outputs, stopped), inputs, outputs,
+                        show_progress="full",
                         show_progress_on=[u.status], api_visibility="private", **self.gen)
         u.stop.click(h.plan_stop, [u.state], [u.status], show_progress="hidden", **self.light)

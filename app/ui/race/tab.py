@@ -16,7 +16,9 @@ import gradio as gr
 
 from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
 from ...core.presets import load_presets
+from .. import gpu
 from ..config import UIConfig
+from ..deploy import production_panel
 from ..html import status_html
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, methods_overview, preset_choices,
@@ -83,8 +85,8 @@ class RaceTab:
             with gr.Column(scale=2, min_width=300, elem_id="settings"):
                 self._settings()
         self._wire_run()
-        gr.api(make_endpoint(self.config, sequential=False), api_name="race", **gen)
-        gr.api(make_endpoint(self.config, sequential=True), api_name="measure", **gen)
+        gr.api(gpu.race_endpoint(make_endpoint(self.config, sequential=False), False), api_name="race", **gen)
+        gr.api(gpu.race_endpoint(make_endpoint(self.config, sequential=True), True), api_name="measure", **gen)
         return self
 
     # ----- sections ----------------------------------------------------------------------------------
@@ -137,6 +139,7 @@ class RaceTab:
             u.knobs = {k: knob_component(k, initial["knobs"][k]["value"], initial["knobs"][k]["visible"]) for k in KNOBS}
         with gr.Accordion("The seven methods", open=False, elem_id="methods-box"):
             gr.Markdown(methods_overview())
+        u.production = production_panel(u.preset, self.config.preset, self.light)
         u.preset.change(self.handlers.preset_changed, [u.preset, u.prompt], u.preset_outputs(),
                         show_progress="hidden", **self.light)
         u.examples.click(self.handlers.example_picked, [u.examples, u.preset], [u.prompt], show_progress="hidden",
@@ -175,10 +178,18 @@ class RaceTab:
         inputs = [u.session, u.show_rejected, *u.controls()]
         # the queue position / timer shows on the status line only; the panes render their own progress
         progress = dict(show_progress="full", show_progress_on=[u.status], api_visibility="private")
-        u.run.click(self.handlers.race_stream, inputs, u.stream_outputs(), **progress, **self.gen)
-        u.measure.click(self.handlers.measure_stream, inputs, u.stream_outputs(), **progress, **self.gen)
-        u.tune.click(self.handlers.tune_stream, inputs, [*u.stream_outputs(), *u.knobs.values()], **progress,
-                     **self.gen)
+        h, outputs = self.handlers, u.stream_outputs()
+        tune_outputs = [*outputs, *u.knobs.values()]
+
+        def stopped(session):  # the last frame when Stop ends a run inside a ZeroGPU worker (app/ui/gpu.py)
+            return {**h.buttons(False), u.status: status_html("Stopped.", "info")}
+
+        u.run.click(gpu.stream(h.race_stream, gpu.race_stream_duration(False), outputs, stopped), inputs, outputs,
+                    **progress, **self.gen)
+        u.measure.click(gpu.stream(h.measure_stream, gpu.race_stream_duration(True), outputs, stopped), inputs,
+                        outputs, **progress, **self.gen)
+        u.tune.click(gpu.stream(h.tune_stream, gpu.race_stream_duration(True), tune_outputs, stopped), inputs,
+                     tune_outputs, **progress, **self.gen)
 
     def on_load(self, demo: gr.Blocks) -> None:
         """Apply the preset's values when a page loads (see RaceHandlers.page_loaded)."""

