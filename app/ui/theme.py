@@ -312,6 +312,9 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
     flex-wrap: wrap !important; }
   #race-row > div, #main-row > div, #plan-row > div { width: 100% !important; min-width: 0 !important; }
   .pane { min-height: 180px; }
+  .pane-head { flex-wrap: wrap; }
+  .pane-subtitle { white-space: normal; }
+  .pane-foot { flex-wrap: wrap; }
   .pane-body { max-height: 260px; font-size: 0.95rem; }
   .rate-value { font-size: 1.5rem; }
   .stats-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); }
@@ -319,5 +322,9 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
   .hw-grid > span:nth-child(6n+4), .hw-grid > span:nth-child(6n+5), .hw-grid > span:nth-child(6n) { display: none; }
   .chart-svg { max-width: 100%; height: auto; }
   #legend-row > #show-rejected { align-self: flex-start; }
+  .gradio-container .row { flex-wrap: wrap !important; }
+  .gradio-container button { min-width: 0 !important; }
+  .gradio-container .form { min-width: 0 !important; }
+  .gradio-container .block { min-width: 0 !important; }
 }
 """

@@ -1,0 +1,104 @@
+"""The "never slower" targets: sequential, greedy races of the offline presets as shipped, on prompts the
+drafting policy was not tuned on (the built-in suite's "test" split), plus the default preset's first example,
+the concurrent race against the sequential figure, and where to find the tracing overhead.
+
+    python -m benchmarks.never_slower [--presets offline-prompt-lookup,offline-uad,offline-early-exit]
+                                      [--split test] [--max-new-tokens 96] [--skip-concurrent]
+
+Prints, per preset and category, the median and the lowest speedup over the prompts, then each target with
+PASS/MISS. Speedups are assisted tokens/s over baseline tokens/s of one sequential race (warm-up first).
+Run it on a quiet machine: other processes on the cores distort every figure. The tracing overhead is
+measured by ``python -m benchmarks.overhead``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+from app.core.presets import get_preset
+from app.race.prepare import prepare
+from app.race.runner import Race
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = ROOT / "assets" / "suites" / "builtin.jsonl"
+GROUNDED = ("summarisation", "code-editing")
+OPEN = ("qa", "maths", "rag")
+
+
+def race(preset_id: str, prompt: str, max_new_tokens: int, sequential: bool = True):
+    preset = get_preset(preset_id).with_overrides({"max_new_tokens": max_new_tokens})
+    result = Race(prepare(preset, prompt), sequential=sequential).run()
+    if result.errors:
+        raise SystemExit(f"{preset_id}: {result.errors}")
+    return result
+
+
+def by_category(preset_id: str, rows: list[dict], max_new_tokens: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for row in rows:
+        result = race(preset_id, row["prompt"], max_new_tokens)
+        out.setdefault(row["category"], []).append(result.speedup)
+        a = result.assisted
+        print(f"  {row['id']:<8} {row['category']:<14} {result.speedup:5.2f}x  identical={result.identical}  "
+              f"rounds {len(a.rounds):3d} (skipped {a.skipped_rounds:3d})  accepted "
+              f"{sum(r.accepted for r in a.rounds)}/{sum(r.drafted for r in a.rounds)}", flush=True)
+        if not result.identical:
+            print(f"  NOTE: {row['id']} diverged at token {result.first_divergence}")
+    return out
+
+
+def check(label: str, ok: bool, detail: str) -> bool:
+    print(f"{'PASS' if ok else 'MISS'}  {label}: {detail}")
+    return ok
+
+
+def report(preset_id: str, cells: dict[str, list[float]]) -> list[bool]:
+    print(f"\n{preset_id}: median (lowest) speedup per category")
+    for cat, values in cells.items():
+        print(f"  {cat:<14} {statistics.median(values):5.2f}x ({min(values):.2f}x) over {len(values)} prompts")
+    med = {c: statistics.median(v) for c, v in cells.items()}
+    if preset_id == "offline-prompt-lookup":
+        results = [check(f"{preset_id} {c} median >= 0.95x", med[c] >= 0.95, f"{med[c]:.2f}x") for c in OPEN if c in med]
+        low = min(min(cells[c]) for c in OPEN if c in cells)
+        results.append(check(f"{preset_id} no open prompt below 0.85x", low >= 0.85, f"lowest {low:.2f}x"))
+        results += [check(f"{preset_id} {c} median >= 2.5x", med[c] >= 2.5, f"{med[c]:.2f}x") for c in GROUNDED if c in med]
+        return results
+    return [check(f"{preset_id} {c} median >= 0.9x", m >= 0.9, f"{m:.2f}x") for c, m in med.items()]
+
+
+def concurrent_vs_sequential(preset_id: str, prompt: str, max_new_tokens: int) -> bool:
+    seq = race(preset_id, prompt, max_new_tokens, sequential=True).speedup
+    con = race(preset_id, prompt, max_new_tokens, sequential=False)
+    ratio = con.speedup / seq if seq else 0.0
+    return check("concurrent race within 20 % of the sequential speedup", 0.8 <= ratio <= 1.2,
+                 f"concurrent {con.speedup:.2f}x ({con.threads} threads per side) vs sequential {seq:.2f}x "
+                 f"(ratio {ratio:.2f})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--presets", default="offline-prompt-lookup,offline-uad,offline-early-exit")
+    ap.add_argument("--split", default="test", choices=("tune", "test", "all"))
+    ap.add_argument("--suite", type=Path, default=SUITE)
+    ap.add_argument("--max-new-tokens", type=int, default=96)
+    ap.add_argument("--skip-concurrent", action="store_true")
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in args.suite.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if args.split == "all" or r.get("split") == args.split]
+    outcomes = []
+    for preset_id in args.presets.split(","):
+        print(f"\n{preset_id} on {len(rows)} prompts ({args.split} split), {args.max_new_tokens} new tokens:")
+        outcomes += report(preset_id, by_category(preset_id, rows, args.max_new_tokens))
+    first = get_preset("offline-prompt-lookup").example_prompts[0]
+    speedup = race("offline-prompt-lookup", first, args.max_new_tokens).speedup
+    outcomes.append(check("default preset's first example >= 1.5x sequential", speedup >= 1.5, f"{speedup:.2f}x"))
+    if not args.skip_concurrent:
+        outcomes.append(concurrent_vs_sequential("offline-prompt-lookup", first, args.max_new_tokens))
+    print(f"\n{sum(outcomes)} of {len(outcomes)} targets met (tracing overhead: python -m benchmarks.overhead)")
+
+
+if __name__ == "__main__":
+    main()
