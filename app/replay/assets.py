@@ -7,7 +7,8 @@ target = no mark. tests/test_replay_page.py checks that these rules equal the ap
 The script is a player over markup that already holds the whole race: every token is a span with
 ``data-t`` (seconds from its side's generate() start); the player hides the spans whose time has not come
 and reveals them on a clock that runs at the chosen speed. Without JavaScript the page shows the final
-result. ``?speed=X`` in the URL sets the starting speed (0.25 to 8); ``?autoplay=0`` starts paused.
+result. ``?speed=X`` in the URL sets the starting speed (0.25 to 8); ``?autoplay=0`` starts paused. Embedded
+in a frame (the app's Replay tab), it posts its height to the embedding page so the frame can fit it.
 """
 
 CSS = """
@@ -242,6 +243,14 @@ JS = r"""
     var tag = (e.target && e.target.tagName) || "";
     if (e.key === " " && !/^(BUTTON|INPUT|SELECT|TEXTAREA|SUMMARY)$/.test(tag)) { e.preventDefault(); toggle(); }
   });
+  if (window.parent !== window) {  // embedded (the app's Replay tab): tell the page how tall this is
+    var main = document.querySelector("main");
+    var post = function () {
+      window.parent.postMessage({ arenaReplayHeight: Math.ceil(main.getBoundingClientRect().height) + 4 }, "*");
+    };
+    if (window.ResizeObserver) { new ResizeObserver(post).observe(main); }
+    post();
+  }
   showSpeed(); reset();
   if (query.get("autoplay") === "0") { render(); setState("paused"); } else { play(); }
 })();

@@ -18,6 +18,7 @@ from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
 from ...core.presets import load_presets
 from ..config import UIConfig
 from ..html import status_html
+from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, methods_overview, preset_choices,
                        preset_state)
@@ -48,7 +49,7 @@ class RaceUI(SimpleNamespace):
 
     def stream_outputs(self) -> list:
         return [self.baseline, self.assisted, self.stats, self.chart, self.hardware, self.status, self.run,
-                self.measure, self.stop]
+                self.measure, self.stop, *self.downloads.outputs()]
 
 
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
@@ -119,6 +120,7 @@ class RaceTab:
         u = self.ui
         u.stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
         u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
+        u.downloads = RaceDownloads(self.config).build()  # the last race's trace and replay page, the share link
         with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
             u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
 
