@@ -1,6 +1,6 @@
 """Record the Replay tab's gallery: a winning and a losing prompt per offline preset, sequential races.
 
-    python -m benchmarks.record_gallery [--out assets/races] [--max-new-tokens 48] [--final] [--only PRESET]
+    python -m benchmarks.record_gallery [--out assets/races] [--max-new-tokens 48] [--final] [--only NAME]
 
 Each race runs like ``race --sequential --save-trace``: a warm-up, then baseline and assisted one after the
 other, so each trace's speedup is a measurement of this machine. The files go to OUT as
@@ -21,19 +21,17 @@ from app.replay.trace import build_trace, load_trace, save_trace
 
 #: (preset, intended role, title, prompt): prompts chosen to make each method win or lose.
 RACES = [
-    ("offline-prompt-lookup", "win", "Prompt lookup: a summary that reuses the text's words",
-     "Summarise this text, reusing its words: The city council approved the new park plan on Monday. The park will "
-     "have a playground, a small lake and a path for bicycles. Work on the park starts in May and should end before "
-     "the summer holidays."),
-    ("offline-prompt-lookup", "lose", "Prompt lookup: a poem, nothing to copy",
-     "Write a short poem about the sea at night."),
+    ("offline-prompt-lookup", "win", "Prompt lookup: an answer that copies the prompt's list",
+     "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig."),
+    ("offline-prompt-lookup", "lose", "Prompt lookup: an explanation, nothing to copy",
+     "Explain in three sentences why the sky is blue."),
     ("offline-uad", "win", "UAD: a continuation both models find obvious",
      "The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is Rome. The capital of "
      "Spain is"),
     ("offline-uad", "lose", "UAD: an open story the small drafter guesses wrong",
      "Once upon a time, in a village at the edge of a dark forest, there lived"),
-    ("offline-early-exit", "win", "Early exit: counting, the easiest text to draft",
-     "Count from one to twenty in words, separated by commas."),
+    ("offline-early-exit", "win", "Early exit: repeating a sentence, the easiest text to draft",
+     "Repeat this sentence exactly: The quick brown fox jumps over the lazy dog."),
     ("offline-early-exit", "lose", "Early exit: an explanation",
      "Explain in three sentences why the sky is blue."),
 ]
@@ -60,14 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=GALLERY_DIR)
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--final", action="store_true", help="a quiet machine: the index is not marked provisional")
-    parser.add_argument("--only", help="record only this preset (the others keep their files)")
+    parser.add_argument("--only", help="record only this preset, or one race named PRESET-win or PRESET-lose "
+                                       "(the others keep their files)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     entries: dict[str, Entry] = {}
     if args.only:  # keep the other presets' races
         entries = {e.file: e for e in load_gallery(args.out).entries}
     for preset, intended, title, prompt in RACES:
-        if args.only and preset != args.only:
+        if args.only and args.only not in (preset, f"{preset}-{intended}"):
             continue
         trace, seconds = record(preset, prompt, args.max_new_tokens)
         file = f"{preset}-{intended}.json"

@@ -244,11 +244,14 @@ JS = r"""
     if (e.key === " " && !/^(BUTTON|INPUT|SELECT|TEXTAREA|SUMMARY)$/.test(tag)) { e.preventDefault(); toggle(); }
   });
   if (window.parent !== window) {  // embedded (the app's Replay tab): tell the page how tall this is
-    var main = document.querySelector("main");
-    var post = function () {
-      window.parent.postMessage({ arenaReplayHeight: Math.ceil(main.getBoundingClientRect().height) + 4 }, "*");
+    var main = document.querySelector("main"), posted = 0;
+    var post = function () {  // a frame off screen may get no resize callbacks: the timer is the fallback
+      var h = Math.ceil(main.getBoundingClientRect().height);
+      if (h > 0 && Math.abs(h - posted) > 1) { posted = h; window.parent.postMessage({ arenaReplayHeight: h + 4 }, "*"); }
     };
     if (window.ResizeObserver) { new ResizeObserver(post).observe(main); }
+    window.addEventListener("load", post);
+    setInterval(post, 500);
     post();
   }
   showSpeed(); reset();

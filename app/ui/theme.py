@@ -264,4 +264,5 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
   border: 1px dashed var(--border-color-primary); }
 .replay-frame { display: block; width: 100%; height: 900px; border: 0; border-radius: 12px; background: transparent; }
 #replay-gallery { overflow-x: auto; }
+@media (max-width: 600px) { #replay-gallery th:nth-child(3), #replay-gallery td:nth-child(3) { display: none; } }
 """

@@ -15,8 +15,9 @@ from ..html import esc, status_html
 FIT_JS = """
 window.addEventListener('message', (e) => {
   const f = element.querySelector('iframe.replay-frame');
-  if (f && e.source === f.contentWindow && e.data && typeof e.data.arenaReplayHeight === 'number') {
-    f.style.height = Math.min(Math.max(e.data.arenaReplayHeight, 240), 20000) + 'px';
+  const h = e.data && e.data.arenaReplayHeight;
+  if (f && e.source === f.contentWindow && typeof h === 'number' && h >= 100) {
+    f.style.height = Math.min(h, 20000) + 'px';
   }
 });
 """
