@@ -139,3 +139,70 @@ def test_readme_screenshot_of_a_gallery_race(browser, tmp_path):
     if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
         shutil.copy(tmp_path / "screenshot-replay.png", ROOT / "assets" / "screenshot-replay.png")
     page.close()
+
+
+@pytest.fixture(scope="module")
+def space_server(tmp_path_factory):
+    """``python app.py`` with the variables a Hugging Face Space sets, so the page thinks it is public."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from test_ui_browser import free_port
+
+    port, log_path = free_port(), tmp_path_factory.mktemp("space") / "server.log"
+    env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False", SYSTEM="spaces",
+               SPACE_ID="someone/arena")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
+            try:
+                with urllib.request.urlopen(url, timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.3)
+            assert time.monotonic() < deadline, f"app.py did not start:\n{log_path.read_text()}"
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
+def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, server):  # noqa: F811
+    """Where the page is public the share button copies a deep link that brings the replay back; elsewhere
+    there is no share button."""
+    local, _ = server
+    page = browser.new_page()
+    page.goto(local)
+    page.wait_for_selector("#run-btn", timeout=60_000)
+    assert page.locator(".share-link").count() == 0
+    page.close()
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(space_server)
+    page.wait_for_selector("#run-btn", timeout=60_000)
+    assert page.locator(".race-share").count() == 1
+    page.get_by_role("tab", name="Replay").click()
+    page.locator("#replay-gallery tbody tr").nth(1).click()
+    expect(page.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title, timeout=30_000)
+    page.locator(".replay-share").click()
+    link = ""
+    for _ in range(60):  # the button fetches a link id, then copies the address
+        link = page.evaluate("navigator.clipboard.readText()")
+        if "deep_link=" in link:
+            break
+        page.wait_for_timeout(250)
+    assert "deep_link=" in link, link
+    shared = context.new_page()
+    shared.goto(link)
+    shared.wait_for_selector("#run-btn", timeout=60_000)
+    shared.get_by_role("tab", name="Replay").click()
+    expect(shared.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title)
+    expect(shared.frame_locator("iframe.replay-frame").locator("#recording")).to_contain_text("Not a live run")
+    context.close()

@@ -94,7 +94,7 @@ svg .round.future { visibility: hidden; }
 .badge-diverged { background: rgba(230,159,0,.16); color: #8a5d00; border: 1px dashed #b87f00; }
 .badge-unexpected { background: rgba(213,94,0,.14); color: #a34700; border: 1px solid #D55E00; }
 .badge-why { color: var(--muted); font-size: 0.85rem; }
-.stats-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; }
+.stats-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: 10px; }
 .stat { padding: 9px 12px; border-radius: 10px; background: var(--soft); border: 1px solid var(--border); min-width: 0; }
 .stat-value { font-size: 1.4rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
 .stat-speedup .stat-value { color: var(--accent); font-size: 1.65rem; }

@@ -70,7 +70,7 @@ def write_replay_page(trace: Trace, path: Path | None = None, name: str = "repla
 
 def public_address(config: UIConfig) -> bool:
     """Whether this page is reachable at a public address: a --share link or a Hugging Face Space."""
-    return bool(config.share or os.environ.get("SPACE_ID"))
+    return bool(config.share or os.environ.get("SPACE_ID") or os.environ.get("SYSTEM") == "spaces")
 
 
 def share_button(config: UIConfig, elem_classes: str) -> gr.DeepLinkButton | None:
