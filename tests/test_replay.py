@@ -318,3 +318,16 @@ def test_save_trace_replaces_a_file_whole(recorded, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["copy.json"]
     with pytest.raises(ArenaError, match="is a folder"):
         save_trace(data, tmp_path)
+
+
+def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
+    import torch
+
+    from app.replay.trace import cpu_name, environment
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: f"Test GPU {i}")
+    assert environment("cuda:1", "bfloat16", None)["device_name"] == "Test GPU 1"
+    env = environment("cpu", "float32", 2)
+    assert env["device_name"] == cpu_name() and env["threads_per_side"] == 2 and env["cores"] >= 1
+    assert env["transformers"] == "5.24.0" and env["python"].count(".") == 2
