@@ -37,6 +37,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     race.add_argument("--dtype", choices=DTYPES)
     race.add_argument("--quantization", choices=QUANTIZATIONS)
     race.add_argument("--verbose", action="store_true", help="log loading progress and library warnings to stderr")
+    race.add_argument("--save-trace", type=Path, metavar="FILE",
+                      help="also save the race as a trace (replay it with `python -m app replay FILE --html OUT`)")
     add_knob_flags(race, ("max_new_tokens", "temperature", "top_p", "seed", *KNOBS))
     return race
 
@@ -109,10 +111,21 @@ def run(args: argparse.Namespace) -> int:
     from ..race.runner import Race
 
     request, tuning = request_from_args(args), None
+    if args.save_trace is not None:
+        from ..replay.trace import check_writable
+
+        check_writable(args.save_trace, "trace")
     if args.tune:
         request, tuning = tuned(request)
     setup = prepare(request.preset, request.prompt, progress=progress_logger)
-    result = Race(setup, sequential=args.sequential, seed=request.seed).run()
+    race = Race(setup, sequential=args.sequential, seed=request.seed)
+    result = race.run()
+    if args.save_trace is not None and not result.errors:
+        from ..replay.trace import build_trace, save_trace
+
+        save_trace(build_trace(request, race, result), args.save_trace)
+    elif args.save_trace is not None:
+        sys.stderr.write(f"no trace written to {args.save_trace}: the race failed\n")
     if args.json:
         out = result.to_dict() | ({"tuned": tuning} if tuning else {})
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")

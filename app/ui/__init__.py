@@ -7,4 +7,5 @@
 - :mod:`app.ui.race`      the Race tab: ``tab`` (sections), ``handlers``, ``controls``, ``session``,
   ``render`` / ``stats`` (pure HTML), ``api`` (the ``/race`` and ``/measure`` endpoints)
 - :mod:`app.ui.planner`   the Planner tab: ``tab``, ``handlers`` (and the ``/plan`` endpoint), ``render``, ``plot``
+- :mod:`app.ui.replay`    the Replay tab: ``tab``, ``handlers``, ``render``; ``files`` (the race downloads, the share link)
 """

@@ -15,6 +15,7 @@ from .config import UIConfig
 from .planner.tab import PlannerTab
 from .race.handlers import machine_facts
 from .race.tab import RaceTab
+from .replay.tab import ReplayTab
 from .theme import CSS, make_theme
 
 TITLE = "Assisted-decoding arena"
@@ -41,6 +42,7 @@ class App:
     demo: gr.Blocks
     race: RaceTab
     planner: PlannerTab
+    replay: ReplayTab | None = None
 
     def launch(self, **kwargs):
         """Queue (the generation limit) and serve; extra keyword arguments go to ``Blocks.launch``."""
@@ -60,5 +62,7 @@ def build_app(config: UIConfig) -> App:
                 race = RaceTab(config).build(gen, light)
             with gr.Tab("Planner", id="planner", elem_id="tab-planner"):
                 planner = PlannerTab(config).build(gen, light)
+            with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
+                replay = ReplayTab(config).build(light)
         race.on_load(demo)
-    return App(config, demo, race, planner)
+    return App(config, demo, race, planner, replay)

@@ -327,4 +327,16 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
   .gradio-container .form { min-width: 0 !important; }
   .gradio-container .block { min-width: 0 !important; }
 }
+
+/* ---- replay tab, race downloads and share link ---- */
+#race-downloads { gap: 8px; flex-wrap: wrap; }
+#race-downloads > * { flex: 0 1 auto !important; min-width: 0 !important; }
+.replay-intro { font-size: 0.9rem; padding: 2px 2px 4px; }
+.replay-note { margin-top: 6px; padding: 6px 10px; border-radius: 8px; font-size: 0.84rem; background: rgba(230,159,0,.12);
+  border-left: 4px solid #E69F00; }
+.replay-empty { color: var(--body-text-color-subdued); font-size: 0.92rem; padding: 18px 16px; border-radius: 12px;
+  border: 1px dashed var(--border-color-primary); }
+.replay-frame { display: block; width: 100%; height: 900px; border: 0; border-radius: 12px; background: transparent; }
+#replay-gallery { overflow-x: auto; }
+@media (max-width: 600px) { #replay-gallery th:nth-child(3), #replay-gallery td:nth-child(3) { display: none; } }
 """

@@ -129,8 +129,9 @@ class RaceHandlers:
     # ----- frames ----------------------------------------------------------------------------------
     def buttons(self, running: bool) -> dict:
         u = self.ui
+        cleared = u.downloads.cleared() if running else {}  # the last race's files go when a new one starts
         return {u.run: gr.update(interactive=not running), u.measure: gr.update(interactive=not running),
-                u.tune: gr.update(interactive=not running), u.stop: gr.update(interactive=running)}
+                u.tune: gr.update(interactive=not running), u.stop: gr.update(interactive=running), **cleared}
 
     def panes(self, session: Session, views: tuple[PaneView, PaneView], status: str) -> dict:
         session.views = views
@@ -228,7 +229,8 @@ class RaceHandlers:
             status = status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, {words} ({how}).",
                                  "loss" if kind == "loss" else "ok")
         return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
-                self.ui.stats: stats, self.ui.why: why_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds)}
+                self.ui.stats: stats, self.ui.why: why_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds),
+                **self.ui.downloads.ready(request, live.race, result)}
 
     def _failed(self, session: Session, message: str) -> dict:
         """The last views shown, marked as failed, with the message where a pane has no tokens."""

@@ -20,6 +20,7 @@ from .. import gpu
 from ..config import UIConfig
 from ..deploy import production_panel
 from ..html import status_html
+from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, methods_overview, preset_choices,
                        preset_state)
@@ -51,7 +52,7 @@ class RaceUI(SimpleNamespace):
 
     def stream_outputs(self) -> list:
         return [self.baseline, self.assisted, self.stats, self.why, self.chart, self.hardware, self.status, self.run,
-                self.measure, self.tune, self.stop]
+                self.measure, self.tune, self.stop, *self.downloads.outputs()]
 
 
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
@@ -125,6 +126,7 @@ class RaceTab:
         u.stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
         u.why = gr.HTML(why_html(None), elem_id="why", js_on_load=None)
         u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
+        u.downloads = RaceDownloads(self.config).build()  # the last race's trace and replay page, the share link
         with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
             u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
 

@@ -1,0 +1,107 @@
+"""The gallery of recorded races: trace files in ``assets/races/`` and their ``index.json``.
+
+The index is ``{"provisional": bool, "note": str, "races": [{"file", "preset", "intended", "title",
+"outcome", "speedup", "mode", "recorded_at", "device_name"}]}``: ``intended`` is the role the prompt was
+chosen for ("win" or "lose"), ``outcome`` what the sequential measurement found ("faster" or "slower").
+``benchmarks/record_gallery.py`` writes both; the Replay tab lists the index and plays a trace on a click.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaError
+from .trace import Trace, load_trace
+
+GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
+INDEX = "index.json"
+MAX_INDEX_BYTES = 200_000
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One recorded race of the gallery (speedup: assisted over baseline tokens/s, measured sequentially)."""
+
+    file: str
+    preset: str
+    intended: str
+    title: str
+    outcome: str
+    speedup: float
+    mode: str
+    recorded_at: str
+    device_name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """The index: its races in order, whether they are provisional, and a note on how they were recorded."""
+
+    entries: tuple[Entry, ...]
+    provisional: bool
+    note: str
+    folder: Path
+
+    def path(self, index: int) -> Path:
+        """The trace file of entry `index` (ArenaError when there is no such entry)."""
+        if not isinstance(index, int) or not 0 <= index < len(self.entries):
+            raise ArenaError(f"There is no recorded race number {index} in the gallery.")
+        return self.folder / self.entries[index].file
+
+    def load(self, index: int) -> Trace:
+        return load_trace(self.path(index))
+
+
+def _entry(raw: Any, i: int) -> Entry:
+    if not isinstance(raw, dict):
+        raise ArenaError(f"{INDEX}: races.{i} must be a JSON object")
+    values = {}
+    for name, kind in (("file", str), ("preset", str), ("intended", str), ("title", str), ("outcome", str),
+                       ("speedup", (int, float)), ("mode", str), ("recorded_at", str), ("device_name", str)):
+        value = raw.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ArenaError(f"{INDEX}: races.{i}.{name} is missing or has the wrong type")
+        values[name] = value
+    file = values["file"]
+    if Path(file).name != file or not file.endswith(".json") or file == INDEX:
+        raise ArenaError(f"{INDEX}: races.{i}.file must be a .json file name in the gallery folder, got {file!r}")
+    return Entry(**{**values, "speedup": float(values["speedup"])})
+
+
+def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
+    """Read ``index.json`` in `folder`; ArenaError naming what is wrong (a missing index is an empty gallery)."""
+    folder = Path(folder)
+    path = folder / INDEX
+    if not path.exists():
+        return Gallery((), True, "No recorded races yet: run python -m benchmarks.record_gallery.", folder)
+    try:
+        raw = path.read_bytes()[:MAX_INDEX_BYTES + 1]
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_INDEX_BYTES else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ArenaError(f"The gallery index {INDEX} cannot be read ({type(exc).__name__}).") from None
+    if not isinstance(data, dict) or not isinstance(data.get("races"), list):
+        raise ArenaError(f"The gallery index {INDEX} must be an object with a list of races.")
+    entries = tuple(_entry(r, i) for i, r in enumerate(data["races"]))
+    return Gallery(entries, bool(data.get("provisional", True)), str(data.get("note") or ""), folder)
+
+
+def write_index(folder: Path | str, entries: list[Entry], provisional: bool, note: str) -> Path:
+    """Write ``index.json`` for `entries` into `folder`."""
+    path = Path(folder) / INDEX
+    data = {"provisional": provisional, "note": note, "races": [e.to_dict() for e in entries]}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def entry_for(trace: Trace, file: str, intended: str, title: str) -> Entry:
+    """The index entry of a recorded `trace` saved as `file`."""
+    r = trace.result
+    return Entry(file=file, preset=r.preset, intended=intended, title=title,
+                 outcome="faster" if r.speedup > 1 else "slower", speedup=round(r.speedup, 3), mode=r.mode,
+                 recorded_at=trace.recorded_at, device_name=str(trace.environment.get("device_name") or ""))

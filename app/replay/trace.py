@@ -1,0 +1,262 @@
+"""A trace: one finished race as one JSON file, with where, when and how it ran (docs/DESIGN.md §4).
+
+The file is ``{"format": FORMAT, "version": VERSION, "recorded_at": ISO 8601 date, "environment": {...},
+"settings": {...}, "prompt": str, "result": {...}}``. ``result`` is the race's JSON contract object
+(``RaceResult.to_dict()``) plus ``baseline.token_texts``, each baseline token's text decoded in context
+(the contract's baseline has ids and times but no per-token texts, and a replay shows it token by token).
+
+:func:`load_trace` reads a file with a byte cap and checks it field by field: anything malformed, from an
+older or foreign file, is one :class:`~app.core.errors.ArenaError` that names the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaError
+from ..race.result import RaceResult
+
+FORMAT = "assisted-decoding-arena trace"
+VERSION = 1
+#: The largest trace file read (bytes); one race of 4096 tokens a side is about 1.5 MB.
+MAX_TRACE_BYTES = 16_000_000
+ENVIRONMENT_KEYS = ("device", "device_name", "dtype", "torch", "transformers", "gradio", "python",
+                    "threads_per_side", "cores")
+
+
+@dataclass
+class Trace:
+    """A trace as read back. result: the race, with both sides' token_times; baseline_texts: each baseline
+    token's text (assisted texts are on ``result.assisted.tokens``); verdict: the why sentence (None if absent);
+    data: the file's object as read (for re-saving)."""
+
+    recorded_at: str
+    environment: dict[str, Any]
+    settings: dict[str, Any]
+    prompt: str
+    result: RaceResult
+    baseline_texts: list[str]
+    verdict: str | None = None
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def max_new_tokens(self) -> int | None:
+        value = self.settings.get("max_new_tokens")
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+# ----- building --------------------------------------------------------------------------------------------
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cpu_name() -> str:
+    """The CPU model ("AMD EPYC 7763 64-Core Processor"), from /proc/cpuinfo on Linux, else the platform."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def device_name(device: str) -> str:
+    """The GPU's name for a CUDA device, else the CPU model."""
+    if str(device).startswith("cuda"):
+        import torch
+
+        if torch.cuda.is_available():
+            index = int(str(device).split(":", 1)[1]) if ":" in str(device) else 0
+            return torch.cuda.get_device_name(index)
+    return cpu_name()
+
+
+def environment(device: str, dtype: str | None, threads_per_side: int | None) -> dict[str, Any]:
+    """Where a race ran: device, its name, dtype, library versions, torch threads per side (None on a GPU), cores."""
+    return {"device": str(device), "device_name": device_name(device), "dtype": dtype, "torch": _version("torch"),
+            "transformers": _version("transformers"), "gradio": _version("gradio"),
+            "python": platform.python_version(), "threads_per_side": threads_per_side, "cores": os.cpu_count()}
+
+
+def settings(request: Any, mode: str) -> dict[str, Any]:
+    """How it ran: the preset with the request's overrides (an app.core.requests.RaceRequest), seed and mode."""
+    p = request.preset
+    return {"preset": p.id, "method": p.method, "target": p.target, "assistant": p.assistant, "knobs": p.knobs(),
+            "max_new_tokens": p.max_new_tokens, "do_sample": p.do_sample, "temperature": p.temperature,
+            "top_p": p.top_p, "seed": request.seed, "chat_template": p.chat_template, "mode": mode}
+
+
+def build_trace(request: Any, race: Any, result: RaceResult) -> dict[str, Any]:
+    """The trace object of a finished `race` (an app.race.runner.Race) run for `request` (a RaceRequest).
+
+    Baseline token texts come from the race's own records (decoded in context on the reader thread, the way
+    the assisted texts are); a result with errors has no trace (docs/DESIGN.md §4: an error is never a result).
+    """
+    if result.errors:
+        raise ArenaError("The race failed (" + "; ".join(f"{s}: {m}" for s, m in result.errors.items())
+                         + "), so there is no trace to save.")
+    texts = [t.text for t in race.records["baseline"].tokens]
+    data = result.to_dict()
+    data["baseline"]["token_texts"] = texts
+    dtype = getattr(getattr(race.setup, "target", None), "dtype", None)
+    return {"format": FORMAT, "version": VERSION,
+            "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "environment": environment(result.device, dtype, race.threads_per_side),
+            "settings": settings(request, result.mode), "prompt": request.prompt, "result": data}
+
+
+def save_trace(trace: dict[str, Any], path: Path | str) -> Path:
+    """Write `trace` as UTF-8 JSON to `path` (whole or not at all: a temporary file renamed into place)."""
+    path = Path(path)
+    check_writable(path, "trace")
+    text = json.dumps(trace, ensure_ascii=False)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ArenaError(f"Cannot write the trace to {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def check_writable(path: Path, what: str) -> None:
+    """A clear error now (before a long race) when `path` cannot be written: no folder, or a folder itself."""
+    if path.is_dir():
+        raise ArenaError(f"Cannot write the {what} to {path}: it is a folder; give a file name.")
+    if not path.parent.is_dir():
+        raise ArenaError(f"Cannot write the {what} to {path}: the folder {path.parent} does not exist.")
+
+
+# ----- reading ---------------------------------------------------------------------------------------------
+def read_trace_file(path: Path | str, max_bytes: int = MAX_TRACE_BYTES) -> Any:
+    """The JSON value in `path`, reading at most `max_bytes`; ArenaError for a missing, huge or non-JSON file."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise ArenaError(f"Cannot read the trace {path}: {exc.strerror or exc}") from None
+    if len(raw) > max_bytes:
+        raise ArenaError(f"{path.name} is larger than {max_bytes // 1_000_000} MB: a race trace is far smaller; "
+                         "is it the right file?")
+    if not raw.strip():
+        raise ArenaError(f"{path.name} is empty: it is not a trace.")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ArenaError(f"{path.name} is not UTF-8 text: it is not a trace.") from None
+    except json.JSONDecodeError as exc:
+        raise ArenaError(f"{path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+    except RecursionError:
+        raise ArenaError(f"{path.name} nests too deeply to be a trace.") from None
+
+
+def load_trace(path: Path | str, max_bytes: int = MAX_TRACE_BYTES) -> Trace:
+    """Read and check the trace in `path` (see :func:`parse_trace`)."""
+    return parse_trace(read_trace_file(path, max_bytes), Path(path).name)
+
+
+def parse_trace(data: Any, where: str = "trace") -> Trace:
+    """Check a trace object field by field; ArenaError naming `where` and the first bad field."""
+    return _TraceReader(where).trace(data)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class _TraceReader:
+    """Checks the envelope, then the result (RaceResult.from_dict), then what a replay needs beyond the contract."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def fail(self, what: str) -> ArenaError:
+        return ArenaError(f"{self.where}: {what}")
+
+    def field(self, data: dict, key: str, kinds: tuple, path: str = "") -> Any:
+        name = f"{path}.{key}" if path else key
+        if key not in data:
+            raise self.fail(f"{name} is missing")
+        value = data[key]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise self.fail(f"{name} has the wrong type ({type(value).__name__})")
+        return value
+
+    def envelope(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise self.fail(f"is not a trace (a JSON object is expected, found a {type(data).__name__})")
+        if data.get("format") != FORMAT:
+            found = data.get("format")
+            raise self.fail(f"is not an assisted-decoding-arena trace (format {found!r}; "
+                            f"expected {FORMAT!r}; a plain `race --json` result is not a trace, use --save-trace)")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise self.fail(f"version must be a whole number from 1; got {version!r}")
+        if version > VERSION:
+            raise self.fail(f"was written by a newer version of the app (trace version {version}; this one reads "
+                            f"version {VERSION}): update the app to replay it")
+
+    def when(self, data: dict) -> str:
+        recorded = self.field(data, "recorded_at", (str,))
+        try:
+            datetime.fromisoformat(recorded)
+        except ValueError:
+            raise self.fail(f"recorded_at is not an ISO 8601 date: {recorded[:40]!r}") from None
+        return recorded
+
+    def times(self, side: dict, name: str, count: int) -> list[float]:
+        times = self.field(side, "token_times", (list,), name)
+        if len(times) != count:
+            raise self.fail(f"{name}.token_times has {len(times)} times for {count} tokens")
+        if not all(_number(t) and t >= 0 for t in times):
+            raise self.fail(f"{name}.token_times must be seconds (numbers from 0)")
+        if any(b < a for a, b in zip(times, times[1:])):
+            raise self.fail(f"{name}.token_times must not go back in time")
+        return [float(t) for t in times]
+
+    def extras(self, raw: dict, result: RaceResult) -> list[str]:
+        """Token times of both sides and the baseline texts (checked against the token counts)."""
+        base, assisted = raw["baseline"], raw["assisted"]
+        if [t.id for t in result.assisted.tokens] != result.assisted.token_ids:
+            raise self.fail("result.assisted.tokens do not match result.assisted.token_ids")
+        result.baseline.token_times = self.times(base, "result.baseline", result.baseline.new_tokens)
+        result.assisted.token_times = self.times(assisted, "result.assisted", result.assisted.new_tokens)
+        texts = self.field(base, "token_texts", (list,), "result.baseline")
+        if len(texts) != result.baseline.new_tokens or not all(isinstance(t, str) for t in texts):
+            raise self.fail(f"result.baseline.token_texts must be {result.baseline.new_tokens} texts, one per token")
+        for name, side in (("baseline", result.baseline), ("assisted", result.assisted)):
+            if side.token_times and side.token_times[-1] > side.seconds + 1e-3:
+                raise self.fail(f"result.{name}.token_times end after result.{name}.seconds")
+        return list(texts)
+
+    def trace(self, data: Any) -> Trace:
+        self.envelope(data)
+        recorded = self.when(data)
+        env, sets = self.field(data, "environment", (dict,)), self.field(data, "settings", (dict,))
+        self.field(env, "device", (str,), "environment")
+        prompt = self.field(data, "prompt", (str,))
+        raw = self.field(data, "result", (dict,))
+        try:
+            result = RaceResult.from_dict(raw, f"{self.where}: result")
+        except (TypeError, ValueError, AttributeError) as exc:  # from_dict checks types; this is a last guard
+            raise self.fail(f"result is malformed ({type(exc).__name__})") from None
+        texts = self.extras(raw, result)
+        why = raw.get("why")
+        verdict = why.get("verdict") if isinstance(why, dict) and isinstance(why.get("verdict"), str) else None
+        return Trace(recorded, dict(env), dict(sets), prompt, result, texts, verdict, data)

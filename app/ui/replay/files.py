@@ -1,0 +1,115 @@
+"""Files the page offers after a race (its trace and replay page) and in the Replay tab, and the share link.
+
+Files are written by the app into its own temporary folder (never a path a user chooses); the oldest
+are removed beyond :data:`KEEP_FILES`. The share button is a gradio deep link to the current result; it is
+only built where the page has a public address (a ``--share`` link or a Hugging Face Space), since a link to
+a local address helps no one else.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from ...core.errors import ArenaError
+from ...replay.page import replay_html
+from ...replay.trace import Trace, build_trace, parse_trace, save_trace
+from ..config import UIConfig
+
+log = logging.getLogger("app.ui")
+KEEP_FILES = 400
+_EXPORT_DIR: Path | None = None
+
+
+def export_dir() -> Path:
+    """The app-owned temp folder downloads are written to (created once per process)."""
+    global _EXPORT_DIR
+    if _EXPORT_DIR is None:
+        _EXPORT_DIR = Path(tempfile.mkdtemp(prefix="arena-replays-"))
+    return _EXPORT_DIR
+
+
+def _prune(folder: Path, keep: int = KEEP_FILES) -> None:
+    files = sorted(folder.glob("*.*"), key=lambda p: p.stat().st_mtime)
+    for old in files[:-keep] if len(files) > keep else []:
+        old.unlink(missing_ok=True)
+
+
+def _stem(name: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:60] or "race"
+    return export_dir() / f"{safe}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+def write_race_files(request: Any, race: Any, result: Any) -> tuple[str, str]:
+    """Save a finished race's trace (JSON) and replay page (HTML); returns the two paths."""
+    stem = _stem(f"race-{result.preset}")
+    trace = build_trace(request, race, result)
+    json_path = save_trace(trace, stem.with_suffix(".json"))
+    write_replay_page(parse_trace(trace, json_path.name), stem.with_suffix(".html"))
+    _prune(export_dir())
+    return str(json_path), str(stem.with_suffix(".html"))
+
+
+def write_replay_page(trace: Trace, path: Path | None = None, name: str = "replay") -> str:
+    """Write `trace`'s replay page (to `path`, else a new file in the export folder); returns its path."""
+    path = path or _stem(name).with_suffix(".html")
+    try:
+        path.write_text(replay_html(trace), encoding="utf-8")
+    except OSError as exc:
+        raise ArenaError(f"Cannot write the replay page: {exc.strerror or exc}") from None
+    return str(path)
+
+
+def public_address(config: UIConfig) -> bool:
+    """Whether this page is reachable at a public address: a --share link or a Hugging Face Space."""
+    return bool(config.share or os.environ.get("SPACE_ID") or os.environ.get("SYSTEM") == "spaces")
+
+
+def share_button(config: UIConfig, elem_classes: str) -> gr.DeepLinkButton | None:
+    """A deep link to the page as it is now (its results included), where the page is public; else None."""
+    if not public_address(config):
+        return None
+    return gr.DeepLinkButton("\U0001f517 Share this result", copied_value="Link copied", size="sm",
+                             variant="secondary", elem_classes=[elem_classes, "share-link"])
+
+
+class RaceDownloads:
+    """The Race tab's row after the results: the trace and the replay page of the last race, and the share link."""
+
+    def __init__(self, config: UIConfig):
+        self.config = config
+
+    def build(self) -> "RaceDownloads":
+        with gr.Row(elem_id="race-downloads"):
+            self.trace = gr.DownloadButton("\u2b07 Trace (JSON)", value=None, interactive=False, size="sm",
+                                           elem_id="download-trace")
+            self.page = gr.DownloadButton("\u2b07 Replay page (HTML)", value=None, interactive=False, size="sm",
+                                          elem_id="download-replay")
+            self.share = share_button(self.config, "race-share")
+        return self
+
+    def outputs(self) -> list:
+        return [self.trace, self.page]
+
+    def cleared(self) -> dict:
+        """Nothing to download (a race is running, or it failed)."""
+        return {self.trace: gr.update(value=None, interactive=False), self.page: gr.update(value=None, interactive=False)}
+
+    def ready(self, request: Any, race: Any, result: Any) -> dict:
+        """Write the files of a finished race and offer them; a failed race offers nothing (docs/DESIGN.md §4)."""
+        if result.errors:
+            return self.cleared()
+        try:
+            trace, page = write_race_files(request, race, result)
+        except ArenaError as exc:
+            gr.Warning(f"The race finished, but its files could not be written: {exc}")
+            return self.cleared()
+        return {self.trace: gr.update(value=trace, interactive=True), self.page: gr.update(value=page, interactive=True)}

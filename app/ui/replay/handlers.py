@@ -1,0 +1,65 @@
+"""Event functions of the Replay tab: play a gallery race, play an uploaded trace. Each returns
+``{component: value}``; a file that is not a valid trace is one clear line and an empty player, never a
+replay that could be mistaken for the file's."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from ...core.errors import ArenaError
+from ...replay.gallery import Gallery
+from ...replay.page import replay_html
+from ...replay.trace import Trace, load_trace
+from ..html import status_html, unexpected_error_text
+from .files import write_replay_page
+from .render import placeholder_html, player_html, recording_status
+
+log = logging.getLogger("app.ui")
+
+
+class ReplayHandlers:
+    """The Replay tab's event functions, bound to its components (`ui`) and the gallery read at build time."""
+
+    def __init__(self, ui: Any, gallery: Gallery | None):
+        self.ui, self.gallery = ui, gallery
+
+    def _show(self, trace: Trace, name: str) -> dict:
+        u = self.ui
+        page = replay_html(trace)
+        try:
+            download = gr.update(value=write_replay_page(trace, name=f"replay-{trace.result.preset}"), interactive=True)
+        except ArenaError as exc:
+            log.warning("replay page not written: %s", exc)
+            download = gr.update(value=None, interactive=False)
+        return {u.player: player_html(page), u.status: recording_status(trace, name), u.download: download}
+
+    def _failed(self, message: str) -> dict:
+        u = self.ui
+        return {u.player: placeholder_html(), u.status: status_html(message, "error"),
+                u.download: gr.update(value=None, interactive=False)}
+
+    def _guarded(self, load, name: str) -> dict:
+        try:
+            return self._show(load(), name)
+        except ArenaError as exc:
+            return self._failed(str(exc))
+        except Exception as exc:  # a bug: say so in one line, keep the traceback in the log
+            log.exception("replay failed")
+            return self._failed(unexpected_error_text(exc))
+
+    def gallery_picked(self, index: int | None) -> dict:
+        """A gallery row was clicked: play that recorded race."""
+        if self.gallery is None or index is None or not 0 <= int(index) < len(self.gallery.entries):
+            return self._failed("That recorded race is not in the gallery.")
+        entry = self.gallery.entries[int(index)]
+        return self._guarded(lambda: self.gallery.load(int(index)), entry.title)
+
+    def uploaded(self, path: str | None) -> dict:
+        """A trace file was uploaded: check it and play it (or say in one line what is wrong with it)."""
+        if not path:
+            return {self.ui.status: status_html("Load a trace file (.json) to replay it.")}
+        return self._guarded(lambda: load_trace(path), Path(path).name)

@@ -1,0 +1,71 @@
+"""Pure HTML of the Replay tab (no gradio): the embedded player, its placeholder, the recording label and the
+gallery rows. The player is the replay page itself (app.replay.page) in a sandboxed frame: it plays in the
+browser at the recorded speed, so a replay costs the server nothing and never waits in the race queue."""
+
+from __future__ import annotations
+
+from ...core.errors import ArenaError
+from ...replay.gallery import Gallery, load_gallery
+from ...replay.sections import machine_text
+from ...replay.text import when_text
+from ...replay.trace import Trace
+from ..html import esc, status_html
+
+#: Fits the frame to the page inside it: the replay page posts its height when it is embedded.
+FIT_JS = """
+window.addEventListener('message', (e) => {
+  const f = element.querySelector('iframe.replay-frame');
+  const h = e.data && e.data.arenaReplayHeight;
+  if (f && e.source === f.contentWindow && typeof h === 'number' && h >= 100) {
+    f.style.height = Math.min(h, 20000) + 'px';
+  }
+});
+"""
+
+
+def player_html(page: str) -> str:
+    """The replay page in a frame that may run scripts but not reach this page (sandbox without same-origin)."""
+    return (f'<iframe class="replay-frame" title="race replay (a recording)" sandbox="allow-scripts" '
+            f'srcdoc="{esc(page)}"></iframe>')
+
+
+def placeholder_html() -> str:
+    return ('<div class="replay-empty">Pick a recorded race above, or load a trace file saved with '
+            '<code>python -m app race ... --save-trace FILE</code> or the Race tab\u2019s download. It plays here at '
+            'the speed it was recorded, labelled with the hardware and date it ran on.</div>')
+
+
+def recording_status(trace: Trace, name: str) -> str:
+    """The line above the player that says it is a recording, of what, where and when."""
+    r = trace.result
+    return status_html(f"\u25cf Recording, not a live run: {name} ({r.preset}), recorded {when_text(trace.recorded_at)} "
+                       f"on {machine_text(trace.environment)}. Speedup {r.speedup:.2f}\u00d7, "
+                       f"{'measured sequentially' if r.mode == 'sequential' else 'concurrent race'}.", "info")
+
+
+def safe_gallery() -> tuple[Gallery | None, str]:
+    """(the gallery, "") or (None, the one-line reason it cannot be read)."""
+    try:
+        return load_gallery(), ""
+    except ArenaError as exc:
+        return None, str(exc)
+
+
+def gallery_samples(gallery: Gallery | None) -> list[list[str]]:
+    """One row per recorded race: its title, its measured outcome, where and when it was recorded."""
+    if gallery is None:
+        return []
+    return [[e.title, f"{e.speedup:.2f}\u00d7 {e.outcome} ({'chosen to ' + e.intended})",
+             f"{when_text(e.recorded_at)} \u00b7 {e.device_name}"] for e in gallery.entries]
+
+
+def intro_html(gallery: Gallery | None, problem: str = "") -> str:
+    """What the tab does, and whether the gallery is provisional."""
+    note = ""
+    if problem:
+        note = f'<div class="replay-note">The gallery cannot be shown: {esc(problem)}</div>'
+    elif gallery is not None and (gallery.provisional or not gallery.entries):
+        note = f'<div class="replay-note">{esc(gallery.note)}</div>'
+    return ('<div class="replay-intro">Replays recorded races at the speed they ran, token by token, in your browser: '
+            'nothing is computed here, so a free CPU machine can show a GPU race faithfully. Every replay is labelled '
+            f'with the hardware and date it was recorded on.</div>{note}')

@@ -1,0 +1,55 @@
+"""The Replay tab: recorded races (the gallery in ``assets/races/``) and uploaded traces, played by the replay
+page's own player embedded in the tab.
+
+Why the embedded player rather than a stream of frames from the server: the player reveals each token at
+its recorded time in the browser, so the timing is exact at any speed (0.25x to 8x, pause, restart), a
+replay holds no server thread or queue slot (on a one-slot CPU Space it never delays a live race), and
+the tab shows exactly the page the Download button gives, one renderer for both.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+
+from ..config import UIConfig
+from ..html import status_html
+from .files import share_button
+from .handlers import ReplayHandlers
+from .render import FIT_JS, gallery_samples, intro_html, placeholder_html, safe_gallery
+
+
+class ReplayTab:
+    """Builds the Replay tab inside an open ``gr.Tab`` (see :meth:`build`); components are on ``ui``."""
+
+    def __init__(self, config: UIConfig):
+        self.config = config
+        self.ui = SimpleNamespace()
+        self.gallery, problem = safe_gallery()
+        self.problem = problem
+        self.handlers = ReplayHandlers(self.ui, self.gallery)
+
+    def build(self, light: dict) -> "ReplayTab":
+        """Create and wire the tab. light: queue settings of instant events (loading a trace is one)."""
+        u, h = self.ui, self.handlers
+        u.intro = gr.HTML(intro_html(self.gallery, self.problem), elem_id="replay-intro", js_on_load=None)
+        with gr.Row(elem_id="replay-pick", equal_height=False):
+            with gr.Column(scale=3, min_width=300):
+                u.gallery = gr.Dataset(components=["textbox", "textbox", "textbox"], type="index",
+                                       headers=["Recorded race", "Result", "Recorded"], label="Recorded races: one "
+                                       "click plays", samples=gallery_samples(self.gallery), elem_id="replay-gallery",
+                                       samples_per_page=12)
+            with gr.Column(scale=1, min_width=240):
+                u.upload = gr.File(label="Or load a trace (.json)", file_types=[".json"], type="filepath", height=110,
+                                   elem_id="replay-upload")
+                u.download = gr.DownloadButton("\u2b07 This replay as one HTML page", value=None, interactive=False,
+                                               size="sm", elem_id="replay-download")
+                u.share = share_button(self.config, "replay-share")
+        u.status = gr.HTML(status_html("Nothing is playing: pick a recorded race or load a trace."),
+                           elem_id="replay-status", js_on_load=None)
+        u.player = gr.HTML(placeholder_html(), elem_id="replay-player", js_on_load=FIT_JS)
+        outputs = [u.player, u.status, u.download]
+        u.gallery.click(h.gallery_picked, [u.gallery], outputs, show_progress="hidden", **light)
+        u.upload.upload(h.uploaded, [u.upload], outputs, show_progress="hidden", **light)
+        return self

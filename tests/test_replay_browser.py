@@ -1,0 +1,208 @@
+"""The replay page and the Replay tab in headless Chromium: the page plays to the race's final text with no
+server, its controls work, it fits a 390 px phone and a laptop with no horizontal scrolling, and the tab
+plays a gallery race with one click, labelled as a recording.
+
+Needs Debian's chromium and the Python playwright package, like tests/test_ui_browser.py (skipped without
+them, a failure in CI). Screenshots go to a temp folder; ARENA_UPDATE_SCREENSHOTS=1 refreshes the README's.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+from contextlib import redirect_stdout
+
+import pytest
+
+from test_ui_browser import ARGS, CHROMIUM, ROOT, _missing, server  # noqa: F401  (server is a fixture)
+
+if (why := _missing()) is not None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser test cannot run in CI: {why}", pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from app.cli import main  # noqa: E402
+from app.replay.gallery import load_gallery  # noqa: E402
+from app.replay.page import replay_html  # noqa: E402
+from app.replay.trace import load_trace  # noqa: E402
+
+pytestmark = pytest.mark.browser
+WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
+#: Text of the visible token spans of each pane, in order.
+PANE_TEXT = """side => Array.from(document.querySelectorAll(`.pane-${side} .pane-body .tok`))
+  .filter(el => getComputedStyle(el).display !== 'none').map(el => el.textContent).join('')"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page_file(tiny, tmp_path_factory, one_torch_thread):
+    """(trace, path of its replay page) for a tiny-model race of 24 tokens."""
+    folder = tmp_path_factory.mktemp("replay")
+    with redirect_stdout(io.StringIO()):
+        assert main(["race", "--preset", "drafter", "--target", tiny["llama_target"], "--assistant",
+                     tiny["llama_drafter"], "--prompt", "The cat likes", "--max-new-tokens", "24",
+                     "--save-trace", str(folder / "t.json")]) == 0
+    assert main(["replay", str(folder / "t.json"), "--html", str(folder / "t.html")]) == 0
+    return load_trace(folder / "t.json"), folder / "t.html"
+
+
+@pytest.mark.parametrize("size", WIDTHS, ids=list(WIDTHS))
+def test_page_plays_to_the_final_text_and_fits_the_screen(browser, page_file, size, tmp_path):
+    trace, path = page_file
+    width, height = WIDTHS[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri() + "?speed=8")
+    page.wait_for_selector("body[data-state=ended]", timeout=30_000)
+    assert page.evaluate(PANE_TEXT, "assisted") == "".join(t.text for t in trace.result.assisted.tokens)
+    assert page.evaluate(PANE_TEXT, "baseline") == "".join(trace.baseline_texts)
+    expect(page.locator("#stats .final")).to_be_visible()
+    expect(page.locator(".pane-assisted .rate-value")).to_have_text(f"{trace.result.assisted.tokens_per_second:.1f}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert requests == [path.as_uri() + "?speed=8"]  # nothing but the file itself
+    page.screenshot(path=str(tmp_path / f"replay-{size}.png"), full_page=True)
+    page.close()
+
+
+def test_controls_pause_restart_speed_and_end(browser, page_file):
+    trace, path = page_file
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(path.as_uri() + "?autoplay=0")
+    assert page.get_attribute("body", "data-state") == "paused"
+    assert page.evaluate(PANE_TEXT, "assisted") == ""  # rewound: nothing shown yet
+    expect(page.locator("#stats .final")).to_be_hidden()
+    page.click(".speeds button[data-speed='0.25']")
+    expect(page.locator(".speeds button[data-speed='0.25']")).to_have_attribute("aria-pressed", "true")
+    page.click("#play")
+    assert page.get_attribute("body", "data-state") == "playing"
+    page.click("#end")
+    assert page.get_attribute("body", "data-state") == "ended"
+    assert page.evaluate(PANE_TEXT, "baseline") == "".join(trace.baseline_texts)
+    page.click("#restart")
+    assert page.get_attribute("body", "data-state") == "playing"
+    page.click(".speeds button[data-speed='8']")
+    page.wait_for_selector("body[data-state=ended]", timeout=30_000)
+    assert page.locator(".pane del.rej:visible").count() == 0
+    page.check("#show-rej")
+    assert page.locator(".pane del.rej:visible").count() == page.locator(".pane del.rej").count()
+    page.close()
+
+
+def test_replay_tab_plays_a_gallery_race_with_one_click(server, browser, tmp_path):  # noqa: F811
+    url, _ = server
+    gallery = load_gallery()
+    assert gallery.entries, "no recorded races in assets/races"
+    for size, (width, height) in WIDTHS.items():
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(url)
+        page.wait_for_selector("#run-btn", timeout=60_000)
+        page.get_by_role("tab", name="Replay").click()
+        page.locator("#replay-gallery tbody tr").first.click()
+        expect(page.locator("#replay-status")).to_contain_text("Recording, not a live run", timeout=30_000)
+        expect(page.locator("#replay-status")).to_contain_text(gallery.entries[0].device_name)
+        frame = page.frame_locator("iframe.replay-frame")
+        expect(frame.locator("#recording")).to_contain_text("Not a live run")
+        frame.locator("#end").click()
+        expect(frame.locator("body")).to_have_attribute("data-state", "ended")
+        inside = page.frame(url="about:srcdoc")
+        assert inside.evaluate(PANE_TEXT, "assisted") == "".join(t.text for t in gallery.load(0).result.assisted.tokens)
+        assert inside.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.wait_for_timeout(500)  # the frame fits its page once the page has reported its height
+        box, inner = page.locator("iframe.replay-frame").bounding_box(), frame.locator("main").bounding_box()
+        assert box["height"] >= inner["height"] and box["x"] + box["width"] <= width + 1
+        tab = page.locator("#tab-replay")
+        assert tab.evaluate("el => el.getBoundingClientRect().right") <= width + 1
+        page.screenshot(path=str(tmp_path / f"replay-tab-{size}.png"), full_page=True)
+        page.close()
+
+
+def test_readme_screenshot_of_a_gallery_race(browser, tmp_path):
+    """The README's picture: the first gallery race, replayed to its end at laptop width."""
+    gallery = load_gallery()
+    path = tmp_path / "replay.html"
+    path.write_text(replay_html(gallery.load(0)), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(path.as_uri() + "?speed=8")
+    page.click("#end")
+    page.screenshot(path=str(tmp_path / "screenshot-replay.png"), full_page=True)
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
+        shutil.copy(tmp_path / "screenshot-replay.png", ROOT / "assets" / "screenshot-replay.png")
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def space_server(tmp_path_factory):
+    """``python app.py`` with the variables a Hugging Face Space sets, so the page thinks it is public."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from test_ui_browser import free_port
+
+    port, log_path = free_port(), tmp_path_factory.mktemp("space") / "server.log"
+    env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False", SYSTEM="spaces",
+               SPACE_ID="someone/arena")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
+            try:
+                with urllib.request.urlopen(url, timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.3)
+            assert time.monotonic() < deadline, f"app.py did not start:\n{log_path.read_text()}"
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
+def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, server):  # noqa: F811
+    """Where the page is public the share button copies a deep link that brings the replay back; elsewhere
+    there is no share button."""
+    local, _ = server
+    page = browser.new_page()
+    page.goto(local)
+    page.wait_for_selector("#run-btn", timeout=60_000)
+    assert page.locator(".share-link").count() == 0
+    page.close()
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(space_server)
+    page.wait_for_selector("#run-btn", timeout=60_000)
+    assert page.locator(".race-share").count() == 1
+    page.get_by_role("tab", name="Replay").click()
+    page.locator("#replay-gallery tbody tr").nth(1).click()
+    expect(page.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title, timeout=30_000)
+    page.locator(".replay-share").click()
+    link = ""
+    for _ in range(60):  # the button fetches a link id, then copies the address
+        link = page.evaluate("navigator.clipboard.readText()")
+        if "deep_link=" in link:
+            break
+        page.wait_for_timeout(250)
+    assert "deep_link=" in link, link
+    shared = context.new_page()
+    shared.goto(link)
+    shared.wait_for_selector("#run-btn", timeout=60_000)
+    shared.get_by_role("tab", name="Replay").click()
+    expect(shared.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title)
+    expect(shared.frame_locator("iframe.replay-frame").locator("#recording")).to_contain_text("Not a live run")
+    context.close()
