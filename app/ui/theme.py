@@ -326,6 +326,8 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
   .gradio-container button { min-width: 0 !important; }
   .gradio-container .form { min-width: 0 !important; }
   .gradio-container .block { min-width: 0 !important; }
+  .plan-card, .plan-headline, .why, .stats, .chart { overflow-x: auto; max-width: 100%; box-sizing: border-box; }
+  #plan-row .row > * { flex: 1 1 100% !important; min-width: 0 !important; }
 }
 
 /* ---- replay tab, race downloads and share link ---- */
