@@ -1,4 +1,4 @@
-"""Command line: ``python -m app race|presets|plan`` (docs/DESIGN.md §4).
+"""Command line: ``python -m app race|presets|plan|bench`` (docs/DESIGN.md §4).
 
 One entry (:func:`main`) with a module per sub-command; each module has ``add_parser(sub)`` and
 ``run(args) -> exit status``. With ``--json`` exactly one JSON object goes to stdout and logs go to
@@ -12,10 +12,10 @@ import sys
 from typing import Sequence
 
 from ..core.errors import ArenaError
-from . import plan, presets, race
+from . import bench, plan, presets, race
 from .common import CleanParser, configure_logging
 
-COMMANDS = {"race": race, "presets": presets, "plan": plan}
+COMMANDS = {"race": race, "presets": presets, "plan": plan, "bench": bench}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from .bench.tab import BenchTab
 from .config import UIConfig
 from .planner.tab import PlannerTab
 from .race.handlers import machine_facts
@@ -41,6 +42,7 @@ class App:
     demo: gr.Blocks
     race: RaceTab
     planner: PlannerTab
+    bench: BenchTab | None = None
 
     def launch(self, **kwargs):
         """Queue (the generation limit) and serve; extra keyword arguments go to ``Blocks.launch``."""
@@ -60,5 +62,7 @@ def build_app(config: UIConfig) -> App:
                 race = RaceTab(config).build(gen, light)
             with gr.Tab("Planner", id="planner", elem_id="tab-planner"):
                 planner = PlannerTab(config).build(gen, light)
+            with gr.Tab("Benchmark", id="bench", elem_id="tab-bench"):
+                bench = BenchTab(config).build(gen, light)
         race.on_load(demo)
-    return App(config, demo, race, planner)
+    return App(config, demo, race, planner, bench)
