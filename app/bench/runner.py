@@ -29,18 +29,20 @@ WARMUP_TOKENS = 8
 
 
 class PresetRacer:
-    """The default race_fn: prepare (models from the process-wide cache) and a sequential Race, which warms
-    both sides up before timing; the bench's stop event stops it. Records each preset's weight dtype."""
+    """The default race_fn: prepare (models from `cache`, default the process-wide one) and a sequential Race,
+    which warms both sides up before timing; the bench's stop event stops it. Records each preset's weight dtype."""
 
-    def __init__(self, limits: Limits = Limits(), seed: int | None = None, load_progress: Callable | None = None):
-        self.limits, self.seed, self.load_progress = limits, seed, load_progress
+    def __init__(self, limits: Limits = Limits(), seed: int | None = None, load_progress: Callable | None = None,
+                 cache: Any = None):
+        self.limits, self.seed, self.load_progress, self.cache = limits, seed, load_progress, cache
         self.dtypes: dict[str, str] = {}
 
     def __call__(self, preset: Preset, prompt: str, stop: threading.Event) -> Any:
+        from ..core.loader import MODEL_CACHE
         from ..race.prepare import prepare
         from ..race.runner import Race
 
-        setup = prepare(preset, prompt, limits=self.limits, progress=self.load_progress)
+        setup = prepare(preset, prompt, limits=self.limits, cache=self.cache or MODEL_CACHE, progress=self.load_progress)
         self.dtypes[preset.id] = str(setup.target.model.dtype).replace("torch.", "")
         race = Race(setup, sequential=True, seed=self.seed)
         race.stop_event = stop  # Stop on the bench ends this race after its current forward pass
