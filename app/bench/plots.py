@@ -97,7 +97,7 @@ def heatmap_svg(result: BenchResult) -> str:
     cats, keys = order_categories(r["category"] for r in rows), series_keys(rows)
     cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in cells(rows)}
     left, top, cw, ch = 190, 74, 100, 34
-    width, height = left + cw * max(1, len(cats)) + 20, top + ch * max(1, len(keys)) + 30
+    width, height = max(600, left + cw * max(1, len(cats)) + 20), top + ch * max(1, len(keys)) + 30
     body = [text(12, 22, "Median speedup per preset and category", size=14, weight="bold"),
             text(12, 40, "blue: faster than plain decoding, orange: slower (\u25bc loss); \u2605 best in the category",
                  size=11, fill="#555555")]

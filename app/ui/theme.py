@@ -275,7 +275,9 @@ CSS += """
 .bench-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
 .bench-card-title span { font-weight: 400; font-size: 0.8rem; color: var(--body-text-color-subdued); margin-left: 6px; }
 .bench-table { width: 100%; border-collapse: collapse; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
-.bench-table th, .bench-table td { padding: 5px 8px; border-bottom: 1px solid var(--border-color-primary); text-align: left; }
+.bench-table th, .bench-table td { padding: 5px 8px; border: none; border-bottom: 1px solid var(--border-color-primary);
+  text-align: left; background: none; }
+.bench-card table, .bench-card tr { border: none; }
 .bench-table thead th { font-size: 0.74rem; color: var(--body-text-color-subdued); font-weight: 600; white-space: nowrap; }
 .bench-table th span { display: block; font-size: 0.72rem; color: var(--body-text-color-subdued); font-weight: 400; }
 .bench-table td.num { text-align: right; white-space: nowrap; }

@@ -131,7 +131,7 @@ class BenchHandlers:
     def cleared(self) -> dict:
         u = self.ui
         return {u.board: EMPTY, u.heatmap: "", u.positions: "", u.scatter: "", u.runs: "",
-                u.files: gr.update(value=None)}
+                u.files: gr.update(value=None, visible=False)}
 
     # ----- run ------------------------------------------------------------------------------------
     def run(self, state: BenchState, presets: Any, file: Any, categories: Any, split: Any, limit: Any,
@@ -174,8 +174,9 @@ class BenchHandlers:
             note = status_html(f"Stopped after {len(result.rows)} of {bench.total} races ({took:.0f} s): the finished "
                                "races are summarised below and in the downloads.", "info")
         else:
-            note = status_html(f"Finished {len(result.rows)} races in {took:.0f} s.", "ok")
-        yield {**self.report(result), self.ui.status: note, self.ui.files: gr.update(value=[str(f) for f in files]),
+            n = len(result.rows)
+            note = status_html(f"Finished {n} race{'' if n == 1 else 's'} in {took:.0f} s.", "ok")
+        yield {**self.report(result), self.ui.status: note, self.ui.files: gr.update(value=[str(f) for f in files], visible=True),
                **self.buttons(False)}
 
     def _failed(self, bench: Bench, error: Exception) -> dict:

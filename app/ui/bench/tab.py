@@ -15,7 +15,6 @@ from ...bench.suite import BUILTIN_CATEGORIES, SPLIT_CHOICES
 from ...core.presets import load_presets
 from ..config import UIConfig
 from ..html import status_html
-from ..race.controls import preset_choices
 from .handlers import BenchHandlers, BenchState
 from .render import EMPTY
 
@@ -63,8 +62,10 @@ class BenchTab:
         u = self.ui
         presets = load_presets()
         start = [p for p in DEFAULT_PRESETS if p in presets] or [self.config.preset]
-        u.presets = gr.CheckboxGroup(preset_choices(presets), value=start, label="Presets", elem_id="bench-presets",
-                                     info="each is raced against plain decoding on every prompt")
+        choices = [(f"{p.id} \u00b7 {p.where}", p.id) for _, p in sorted(
+            presets.items(), key=lambda item: (item[1].where != "offline", item[0]))]
+        u.presets = gr.CheckboxGroup(choices, value=start, label="Presets", elem_id="bench-presets",
+                                     info="each is raced against plain decoding on every prompt; offline ones run here")
         u.suite = gr.File(None, file_types=[".jsonl", ".json", ".csv"], label="Your suite (optional)",
                           elem_id="bench-suite", height=110)
         gr.HTML('<div class="bench-hint">JSONL: one <code>{"prompt": ..., "category": ...}</code> per line (optional '
@@ -95,7 +96,7 @@ class BenchTab:
             u.positions = gr.HTML("", elem_id="bench-positions")
             u.scatter = gr.HTML("", elem_id="bench-scatter")
         u.files = gr.File(None, file_count="multiple", label="Downloads: results.csv, results.json, summary.md, plots",
-                          interactive=False, elem_id="bench-files")
+                          interactive=False, visible=False, elem_id="bench-files")
         with gr.Accordion("Every race", open=False, elem_id="bench-runs-box"):
             u.runs = gr.HTML("", elem_id="bench-runs")
 
