@@ -67,7 +67,8 @@ def series_keys(rows: Sequence[dict[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def series_label(key: tuple[str, Any], knob: str | None) -> str:
-    return key[0] + (f" {knob}={key[1]}" if knob and key[1] is not None else "")
+    """'preset', or 'preset [value]' in a sweep (the plots name the knob elsewhere)."""
+    return key[0] + (f" [{key[1]}]" if knob and key[1] is not None else "")
 
 
 def axis_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -96,7 +97,7 @@ def heatmap_svg(result: BenchResult) -> str:
     rows, knob = result.rows, result.settings.get("sweep_knob")
     cats, keys = order_categories(r["category"] for r in rows), series_keys(rows)
     cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in cells(rows)}
-    left, top, cw, ch = 190, 74, 100, 34
+    left, top, cw, ch = 215, 74, 100, 34
     width, height = max(600, left + cw * max(1, len(cats)) + 20), top + ch * max(1, len(keys)) + 30
     body = [text(12, 22, "Median speedup per preset and category", size=14, weight="bold"),
             text(12, 40, "blue: faster than plain decoding, orange: slower (\u25bc loss); \u2605 best in the category",
@@ -105,7 +106,7 @@ def heatmap_svg(result: BenchResult) -> str:
         body.append(text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold"))
     for i, key in enumerate(keys):
         y = top + ch * i
-        body.append(text(left - 8, y + ch / 2 + 4, series_label(key, knob)[:28], "end", 11))
+        body.append(text(left - 8, y + ch / 2 + 4, series_label(key, knob)[:32], "end", 11))
         for j, cat in enumerate(cats):
             c = cell_map.get((key[0], key[1], cat))
             x = left + cw * j
@@ -113,8 +114,9 @@ def heatmap_svg(result: BenchResult) -> str:
                 body.append(f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="#eeeeee"/>')
                 continue
             body += heat_cell(x, y, cw, ch, c, f"{key[0]} / {cat}")
-    body.append(text(12, height - 10, "1.00x = as fast as plain decoding; colour saturates at 0.25x and 4x", size=10,
-                     fill="#777777"))
+    sweep_note = f"; [n]: {knob} = n" if knob else ""
+    body.append(text(12, height - 10, f"1.00x = as fast as plain decoding; colour saturates at 0.25x and 4x{sweep_note}",
+                     size=10, fill="#777777"))
     return svg(width, height, "Median speedup per preset and category", body)
 
 
@@ -167,7 +169,7 @@ def positions_svg(result: BenchResult, max_positions: int = 16) -> str:
     series = [(series_label((o["preset"], o["sweep_value"]), knob), o["acceptance_by_position"][:max_positions])
               for o in overall(result.rows)]
     longest = max((len(s) for _, s in series), default=0)
-    width, height = 640, 300 + 16 * max(0, len(series) - 4)
+    width, height = 700, 300 + 16 * max(0, len(series) - 4)
     box = (56, 44, 440, height - 46)
     xs = list(range(1, max(2, longest) + 1))
     body = [text(12, 22, "Acceptance by draft position", size=14, weight="bold"),
@@ -193,7 +195,7 @@ def scatter_svg(result: BenchResult) -> str:
     top_speed = max([1.5, *(r["speedup"] for r in rows)])
     ys = axis_ticks(0.0, top_speed * 1.05, 5)
     ys = ys if ys[-1] >= top_speed else ys + [ys[-1] + (ys[1] - ys[0])]
-    width, height = 640, 320 + 16 * max(0, len(keys) - 4)
+    width, height = 700, 320 + 16 * max(0, len(keys) - 4)
     box = (56, 44, 440, height - 46)
     body = [text(12, 22, "Speedup vs acceptance rate (one dot per race)", size=14, weight="bold"),
             *frame(width, height, box, [0.0, 0.25, 0.5, 0.75, 1.0], ys, "acceptance rate (accepted / drafted)",
@@ -224,7 +226,7 @@ def sweep_svg(result: BenchResult) -> str | None:
     ys = axis_ticks(0.0, top_speed * 1.05, 5)
     ys = ys if ys[-1] >= top_speed else ys + [ys[-1] + (ys[1] - ys[0])]
     presets = list(dict.fromkeys(p[0] for p in points))
-    width, height = 640, 320 + 32 * max(0, len(presets) - 2)
+    width, height = 700, 320 + 32 * max(0, len(presets) - 2)
     box = (56, 44, 440, height - 46)
     xs = values if len(values) > 1 else [values[0] - 1, values[0], values[0] + 1]
     body = [text(12, 22, f"Sweep of {knob}: measured vs Theorem 3.8", size=14, weight="bold"),
@@ -241,7 +243,7 @@ def sweep_svg(result: BenchResult) -> str | None:
                 body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}" '
                             f'points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
             body += [marker("square" if j else "circle", x, y, colour) for x, y in pts]
-            labels.append((f"{preset}: {name}", colour, dash, "square" if j else "circle"))
+            labels.append((f"{preset}: {name}" if len(presets) > 1 else name, colour, dash, "square" if j else "circle"))
     for k, (label, colour, dash, kind) in enumerate(labels):
         yy = box[1] + 8 + 16 * k
         body.append(f'<line x1="{box[2] + 24}" y1="{yy}" x2="{box[2] + 46}" y2="{yy}" stroke="{colour}" '
