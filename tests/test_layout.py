@@ -56,7 +56,8 @@ def test_design_citations_point_at_sections_that_exist():
     design = (ROOT / "docs" / "DESIGN.md").read_text(encoding="utf-8")
     sections = set(re.findall(r"^## (\d+)\. ", design, flags=re.M))
     files = _modules(APP) + _modules(ROOT / "tests") + _modules(ROOT / "benchmarks") + [ROOT / "README.md"]
-    cited = {(str(p.relative_to(ROOT)), n) for p in files for n in re.findall(r"DESIGN\.md §(\d+)", p.read_text(encoding="utf-8"))}
+    cited = {(str(p.relative_to(ROOT)), n) for p in files
+             for n in re.findall(r"DESIGN\.md §(\d+)", p.read_text(encoding="utf-8"))}
     assert cited, "no citations found"
     assert not {c for c in cited if c[1] not in sections}, sorted(c for c in cited if c[1] not in sections)
     for p in files:

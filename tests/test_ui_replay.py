@@ -53,7 +53,7 @@ def _value(update):
 
 def test_replay_tab_comes_after_the_others(built):
     tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
-    assert [t.id for t in tabs][:3] == ["race", "planner", "replay"]
+    assert [t.id for t in tabs] == ["race", "planner", "bench", "replay"]
     for elem_id in ("replay-gallery", "replay-upload", "replay-player", "replay-status", "replay-download"):
         by_elem_id(built, elem_id)
     assert built.replay.ui.gallery.headers == ["Recorded race", "Result", "Recorded"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from .bench.tab import BenchTab
 from .config import UIConfig
 from .planner.tab import PlannerTab
 from .race.handlers import machine_facts
@@ -42,6 +43,7 @@ class App:
     demo: gr.Blocks
     race: RaceTab
     planner: PlannerTab
+    bench: BenchTab | None = None
     replay: ReplayTab | None = None
 
     def launch(self, **kwargs):
@@ -62,7 +64,9 @@ def build_app(config: UIConfig) -> App:
                 race = RaceTab(config).build(gen, light)
             with gr.Tab("Planner", id="planner", elem_id="tab-planner"):
                 planner = PlannerTab(config).build(gen, light)
+            with gr.Tab("Benchmark", id="bench", elem_id="tab-bench"):
+                bench = BenchTab(config).build(gen, light)
             with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
                 replay = ReplayTab(config).build(light)
         race.on_load(demo)
-    return App(config, demo, race, planner, replay)
+    return App(config, demo, race, planner, bench, replay)

@@ -342,3 +342,43 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 #replay-gallery { overflow-x: auto; }
 @media (max-width: 600px) { #replay-gallery th:nth-child(3), #replay-gallery td:nth-child(3) { display: none; } }
 """
+
+# ----- Benchmark tab (app/ui/bench) -----------------------------------------------------------------
+CSS += """
+#bench-outputs { gap: 12px; }
+#bench-plots-2 { gap: 12px; align-items: stretch; }
+#bench-plots-2 > div { flex: 1 1 0; min-width: 0; }
+#bench-run-btn, #bench-stop-btn { min-height: 42px; font-weight: 700; }
+.bench-hint { font-size: 0.78rem; color: var(--body-text-color-subdued); padding: 0 4px; }
+.bench-empty { padding: 18px; border: 1px dashed var(--border-color-primary); border-radius: 12px;
+  color: var(--body-text-color-subdued); font-size: 0.92rem; }
+.bench-progress { padding: 8px 12px; border-radius: 8px; border: 1px solid rgba(0,114,178,.35);
+  background: rgba(0,114,178,.05); font-size: 0.9rem; }
+.bench-bar { height: 8px; border-radius: 4px; background: var(--border-color-primary); margin: 6px 0 4px; overflow: hidden; }
+.bench-bar > span { display: block; height: 100%; background: #0072B2; transition: width .3s linear; }
+.bench-progress-note { font-size: 0.8rem; color: var(--body-text-color-subdued); }
+.bench-card { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
+  background: var(--block-background-fill); }
+.bench-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
+.bench-card-title span { font-weight: 400; font-size: 0.8rem; color: var(--body-text-color-subdued); margin-left: 6px; }
+.bench-table { width: 100%; border-collapse: collapse; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
+.bench-table th, .bench-table td { padding: 5px 8px; border: none; border-bottom: 1px solid var(--border-color-primary);
+  text-align: left; background: none; }
+.bench-card table, .bench-card tr { border: none; }
+.bench-table thead th { font-size: 0.74rem; color: var(--body-text-color-subdued); font-weight: 600; white-space: nowrap; }
+.bench-table th span { display: block; font-size: 0.72rem; color: var(--body-text-color-subdued); font-weight: 400; }
+.bench-table td.num { text-align: right; white-space: nowrap; }
+.bench-table td.bench-best { background: rgba(0,114,178,.14); }
+.bench-table td.bench-best b { color: #0072B2; }
+.bench-table .bench-loss, .bench-table td.bench-loss b { color: #a34700; }
+.bench-table td.bench-loss { background: rgba(213,94,0,.08); }
+.bench-mark { font-size: 0.78rem; margin-left: 3px; }
+.bench-spread { display: block; font-size: 0.72rem; color: var(--body-text-color-subdued); }
+.bench-none { color: var(--body-text-color-subdued); text-align: center; }
+.bench-runs td, .bench-runs th { padding: 3px 6px; font-size: 0.8rem; }
+.bench-svg { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 6px; background: #fff;
+  overflow-x: auto; }
+.bench-svg svg { max-width: 100%; height: auto; display: block; }
+.dark .bench-table td.bench-best b { color: #56B4E9; }
+.dark .bench-table .bench-loss, .dark .bench-table td.bench-loss b { color: #ff9a57; }
+"""

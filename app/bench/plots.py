@@ -1,0 +1,262 @@
+"""The benchmark's plots as self-contained SVG text, drawn here (no plotting library).
+
+Four figures: a preset x category heatmap of median speedups (blue: faster, orange: slower, the number in
+every cell, the best marked), acceptance by draft position per preset, speedup vs acceptance (one dot per
+race) and, for a sweep, measured vs predicted speedup per value. Colours are the Okabe-Ito palette, and
+every series also differs by marker or dash, so colour is not the only cue.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any, Iterable, Sequence
+
+from .results import BenchResult
+from .stats import cells, overall
+from .suite import order_categories
+
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+DASHES = ("", "6 3", "2 3", "8 3 2 3")
+MARKERS = ("circle", "square", "diamond", "triangle")
+GAIN, LOSS = (0, 114, 178), (213, 94, 0)
+FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"'
+
+
+def svg(width: int, height: int, title: str, body: Iterable[str]) -> str:
+    """A standalone SVG document of `width` x `height` px with an accessible title."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+            f'height="{height}" role="img" aria-label="{escape(title)}" {FONT} font-size="12">'
+            f'<title>{escape(title)}</title><rect width="{width}" height="{height}" fill="#ffffff"/>'
+            + "".join(body) + "</svg>")
+
+
+def text(x: float, y: float, value: str, anchor: str = "start", size: int = 12, weight: str = "normal",
+         fill: str = "#222222", extra: str = "") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" font-weight="{weight}" '
+            f'fill="{fill}"{extra}>{escape(value)}</text>')
+
+
+def marker(kind: str, x: float, y: float, colour: str, r: float = 4.0, tip: str = "") -> str:
+    """A circle, square, diamond or triangle centred on (x, y); `tip` becomes its hover title."""
+    if kind == "square":
+        tag, attrs = "rect", f'x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r:.1f}" height="{2 * r:.1f}"'
+    elif kind == "diamond":
+        tag, attrs = "polygon", (f'points="{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y:.1f} {x:.1f},{y + r + 1:.1f} '
+                                 f'{x - r - 1:.1f},{y:.1f}"')
+    elif kind == "triangle":
+        tag, attrs = "polygon", f'points="{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y + r:.1f} {x - r - 1:.1f},{y + r:.1f}"'
+    else:
+        tag, attrs = "circle", f'cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}"'
+    if tip:
+        return f'<{tag} {attrs} fill="{colour}" fill-opacity="0.8"><title>{escape(tip)}</title></{tag}>'
+    return f'<{tag} {attrs} fill="{colour}"/>'
+
+
+def heat_colour(speedup: float) -> tuple[str, str]:
+    """(fill, text colour) for a speedup: white at 1x, blue up to 4x and more, orange down to 0.25x and less."""
+    t = max(-1.0, min(1.0, math.log2(max(speedup, 1e-6)) / 2))
+    base = GAIN if t >= 0 else LOSS
+    rgb = [round(255 + (c - 255) * abs(t)) for c in base]
+    return "#%02x%02x%02x" % tuple(rgb), ("#ffffff" if abs(t) > 0.55 else "#1a1a1a")
+
+
+def series_keys(rows: Sequence[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(preset, sweep value) in first-seen order: one series per preset (per value in a sweep)."""
+    return list(dict.fromkeys((r["preset"], r["sweep_value"]) for r in rows))
+
+
+def series_label(key: tuple[str, Any], knob: str | None) -> str:
+    """'preset', or 'preset [value]' in a sweep (the plots name the knob elsewhere)."""
+    return key[0] + (f" [{key[1]}]" if knob and key[1] is not None else "")
+
+
+def axis_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """About `count` round tick values covering lo..hi."""
+    span = max(hi - lo, 1e-9)
+    raw = span / count
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 2.5, 5, 10) if step * m >= raw)
+    first = math.ceil(lo / step) * step
+    return [round(first + i * step, 10) for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def heat_cell(x: float, y: float, cw: float, ch: float, c: dict[str, Any], name: str) -> list[str]:
+    """One heatmap cell: the coloured box (its hover title gives spread and races) and the median speedup."""
+    fill, ink = heat_colour(c["speedup_median"])
+    mark = " \u2605" if c["best"] else (" \u25bc" if c["loss"] else "")
+    tip = f"{name}: {c['speedup_median']:.2f}x median, {c['speedup_min']:.2f}-{c['speedup_max']:.2f}, {c['runs']} races"
+    return [f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="{fill}" stroke="#cccccc">'
+            f'<title>{escape(tip)}</title></rect>',
+            text(x + cw / 2 - 1, y + ch / 2 + 4, f"{c['speedup_median']:.2f}x{mark}", "middle", 12,
+                 "bold" if c["best"] else "normal", ink)]
+
+
+def heatmap_svg(result: BenchResult) -> str:
+    """Preset (rows) x category (columns) median speedups."""
+    rows, knob = result.rows, result.settings.get("sweep_knob")
+    cats, keys = order_categories(r["category"] for r in rows), series_keys(rows)
+    cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in cells(rows)}
+    left, top, cw, ch = 215, 74, 100, 34
+    width, height = max(600, left + cw * max(1, len(cats)) + 20), top + ch * max(1, len(keys)) + 30
+    body = [text(12, 22, "Median speedup per preset and category", size=14, weight="bold"),
+            text(12, 40, "blue: faster than plain decoding, orange: slower (\u25bc loss); \u2605 best in the category",
+                 size=11, fill="#555555")]
+    for j, cat in enumerate(cats):
+        body.append(text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold"))
+    for i, key in enumerate(keys):
+        y = top + ch * i
+        body.append(text(left - 8, y + ch / 2 + 4, series_label(key, knob)[:32], "end", 11))
+        for j, cat in enumerate(cats):
+            c = cell_map.get((key[0], key[1], cat))
+            x = left + cw * j
+            if c is None:
+                body.append(f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="#eeeeee"/>')
+                continue
+            body += heat_cell(x, y, cw, ch, c, f"{key[0]} / {cat}")
+    sweep_note = f"; [n]: {knob} = n" if knob else ""
+    body.append(text(12, height - 10, f"1.00x = as fast as plain decoding; colour saturates at 0.25x and 4x{sweep_note}",
+                     size=10, fill="#777777"))
+    return svg(width, height, "Median speedup per preset and category", body)
+
+
+def frame(width: int, height: int, box: tuple[int, int, int, int], xs: Sequence[float], ys: Sequence[float],
+          xlabel: str, ylabel: str, xfmt: str = "{:g}", yfmt: str = "{:g}") -> list[str]:
+    """Axes with grid lines and tick labels inside box = (left, top, right, bottom)."""
+    left, top, right, bottom = box
+    out = [f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#444444"/>',
+           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#444444"/>']
+    for x, px in xs_pixels(xs, box):
+        out.append(f'<line x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 4}" stroke="#444444"/>')
+        out.append(text(px, bottom + 16, xfmt.format(x), "middle", 11))
+    for y, py in ys_pixels(ys, box):
+        out.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}" stroke="#e5e5e5"/>')
+        out.append(text(left - 6, py + 4, yfmt.format(y), "end", 11))
+    out.append(text((left + right) / 2, height - 8, xlabel, "middle", 12))
+    out.append(text(14, (top + bottom) / 2, ylabel, "middle", 12,
+                    extra=f' transform="rotate(-90 14 {(top + bottom) / 2:.1f})"'))
+    return out
+
+
+def scale(value: float, lo: float, hi: float, a: float, b: float) -> float:
+    """Map value in [lo, hi] linearly to [a, b]."""
+    return a + (value - lo) / ((hi - lo) or 1.0) * (b - a)
+
+
+def xs_pixels(xs: Sequence[float], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
+    return [(x, scale(x, xs[0], xs[-1], box[0], box[2])) for x in xs]
+
+
+def ys_pixels(ys: Sequence[float], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
+    return [(y, scale(y, ys[0], ys[-1], box[3], box[1])) for y in ys]
+
+
+def legend(keys: Sequence[str], x: float, y: float) -> list[str]:
+    out = []
+    for i, label in enumerate(keys):
+        colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
+        yy = y + 16 * i
+        out.append(f'<line x1="{x}" y1="{yy}" x2="{x + 22}" y2="{yy}" stroke="{colour}" stroke-width="2.5" '
+                   f'stroke-dasharray="{dash}"/>')
+        out.append(marker(MARKERS[i % len(MARKERS)], x + 11, yy, colour, 3.5))
+        out.append(text(x + 28, yy + 4, label[:40], size=11))
+    return out
+
+
+def positions_svg(result: BenchResult, max_positions: int = 16) -> str:
+    """Acceptance (accepted / drafted) at draft positions 1..K, pooled over each preset's races."""
+    knob = result.settings.get("sweep_knob")
+    series = [(series_label((o["preset"], o["sweep_value"]), knob), o["acceptance_by_position"][:max_positions])
+              for o in overall(result.rows)]
+    longest = max((len(s) for _, s in series), default=0)
+    width, height = 700, 300 + 16 * max(0, len(series) - 4)
+    box = (56, 44, 440, height - 46)
+    xs = list(range(1, max(2, longest) + 1))
+    body = [text(12, 22, "Acceptance by draft position", size=14, weight="bold"),
+            *frame(width, height, box, xs if len(xs) <= 12 else axis_ticks(1, xs[-1], 8), [0.0, 0.25, 0.5, 0.75, 1.0],
+                   "draft position", "accepted / drafted", yfmt="{:.0%}")]
+    for i, (label, values) in enumerate(series):
+        colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
+        pts = [(scale(k + 1, 1, xs[-1], box[0], box[2]), scale(v, 0, 1, box[3], box[1])) for k, v in enumerate(values)]
+        if len(pts) > 1:
+            body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}" '
+                        f'points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
+        body += [marker(MARKERS[i % len(MARKERS)], x, y, colour) for x, y in pts]
+    if not longest:
+        body.append(text((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, "nothing was drafted", "middle", 12))
+    body += legend([label for label, _ in series], box[2] + 24, box[1] + 8)
+    return svg(width, height, "Acceptance by draft position", body)
+
+
+def scatter_svg(result: BenchResult) -> str:
+    """Speedup (y) against acceptance rate (x), one dot per race; the dashed line is 1x."""
+    knob, rows = result.settings.get("sweep_knob"), result.rows
+    keys = series_keys(rows)
+    top_speed = max([1.5, *(r["speedup"] for r in rows)])
+    ys = axis_ticks(0.0, top_speed * 1.05, 5)
+    ys = ys if ys[-1] >= top_speed else ys + [ys[-1] + (ys[1] - ys[0])]
+    width, height = 700, 320 + 16 * max(0, len(keys) - 4)
+    box = (56, 44, 440, height - 46)
+    body = [text(12, 22, "Speedup vs acceptance rate (one dot per race)", size=14, weight="bold"),
+            *frame(width, height, box, [0.0, 0.25, 0.5, 0.75, 1.0], ys, "acceptance rate (accepted / drafted)",
+                   "speedup", xfmt="{:.0%}", yfmt="{:g}x")]
+    one = scale(1.0, ys[0], ys[-1], box[3], box[1])
+    body.append(f'<line x1="{box[0]}" y1="{one:.1f}" x2="{box[2]}" y2="{one:.1f}" stroke="#D55E00" '
+                f'stroke-dasharray="5 4"/>')
+    body.append(text(box[2] - 4, one - 5, "1x: plain decoding", "end", 10, fill="#D55E00"))
+    for i, key in enumerate(keys):
+        colour, kind = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+        for r in rows:
+            if (r["preset"], r["sweep_value"]) == key and r["acceptance_rate"] is not None:
+                body.append(marker(kind, scale(r["acceptance_rate"], 0, 1, box[0], box[2]),
+                                   scale(r["speedup"], ys[0], ys[-1], box[3], box[1]), colour, 3.5,
+                                   f"{r['preset']} / {r['prompt_id']}: {r['speedup']:.2f}x"))
+    body += legend([series_label(k, knob) for k in keys], box[2] + 24, box[1] + 8)
+    return svg(width, height, "Speedup vs acceptance rate", body)
+
+
+def sweep_svg(result: BenchResult) -> str | None:
+    """Measured (solid) and Theorem 3.8 (dashed) median speedup per swept value and preset; None without a sweep."""
+    knob = result.settings.get("sweep_knob")
+    if not knob or not result.rows:
+        return None
+    points = [(o["preset"], o["sweep_value"], o["speedup_median"], o["predicted_median"]) for o in overall(result.rows)]
+    values = sorted({p[1] for p in points})
+    top_speed = max([1.5, *(p[2] for p in points), *(p[3] or 0 for p in points)])
+    ys = axis_ticks(0.0, top_speed * 1.05, 5)
+    ys = ys if ys[-1] >= top_speed else ys + [ys[-1] + (ys[1] - ys[0])]
+    presets = list(dict.fromkeys(p[0] for p in points))
+    width, height = 700, 320 + 32 * max(0, len(presets) - 2)
+    box = (56, 44, 440, height - 46)
+    xs = values if len(values) > 1 else [values[0] - 1, values[0], values[0] + 1]
+    body = [text(12, 22, f"Sweep of {knob}: measured vs Theorem 3.8", size=14, weight="bold"),
+            *frame(width, height, box, xs if len(xs) <= 12 else axis_ticks(xs[0], xs[-1], 8), ys, knob, "median speedup",
+                   yfmt="{:g}x")]
+    labels = []
+    for i, preset in enumerate(presets):
+        colour = PALETTE[i % len(PALETTE)]
+        for j, (name, idx) in enumerate((("measured", 2), ("Theorem 3.8", 3))):
+            pts = [(scale(p[1], xs[0], xs[-1], box[0], box[2]), scale(p[idx], ys[0], ys[-1], box[3], box[1]))
+                   for p in points if p[0] == preset and p[idx] is not None]
+            dash = DASHES[1] if j else ""
+            if len(pts) > 1:
+                body.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}" '
+                            f'points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
+            body += [marker("square" if j else "circle", x, y, colour) for x, y in pts]
+            labels.append((f"{preset}: {name}" if len(presets) > 1 else name, colour, dash, "square" if j else "circle"))
+    for k, (label, colour, dash, kind) in enumerate(labels):
+        yy = box[1] + 8 + 16 * k
+        body.append(f'<line x1="{box[2] + 24}" y1="{yy}" x2="{box[2] + 46}" y2="{yy}" stroke="{colour}" '
+                    f'stroke-width="2.5" stroke-dasharray="{dash}"/>')
+        body += [marker(kind, box[2] + 35, yy, colour, 3.5), text(box[2] + 52, yy + 4, label[:34], size=11)]
+    return svg(width, height, f"Sweep of {knob}: measured vs predicted speedup", body)
+
+
+def all_plots(result: BenchResult) -> dict[str, str]:
+    """File name -> SVG text of every plot that applies."""
+    plots = {"heatmap.svg": heatmap_svg(result), "acceptance_by_position.svg": positions_svg(result),
+             "speedup_vs_acceptance.svg": scatter_svg(result)}
+    sweep = sweep_svg(result)
+    if sweep:
+        plots["sweep.svg"] = sweep
+    return plots

@@ -1,0 +1,35 @@
+"""From a (finished or stopped) Bench to a BenchResult and the files of a run: one path for the CLI and the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .plots import all_plots
+from .results import BenchResult, environment, write_results
+from .runner import Bench
+from .summary import summary_markdown
+from .suite import categories_of
+
+
+def settings_of(bench: Bench, command: str | None = None) -> dict[str, Any]:
+    """What was asked for: presets, suite, split, categories, repeats, tokens, sweep, planned races, the command."""
+    plan = bench.plan
+    return {"presets": [p.id for p, _ in bench.checked], "methods": [p.method for p, _ in bench.checked],
+            "knobs": {p.id: p.knobs() for p, _ in bench.checked}, "suite": plan.suite_name, "split": plan.split,
+            "categories": categories_of(plan.prompts), "prompts": len(plan.prompts),
+            "prompt_ids": [p.id for p in plan.prompts], "repeats": plan.repeats,
+            "max_new_tokens": plan.max_new_tokens, "sweep_knob": plan.sweep.knob if plan.sweep else None,
+            "sweep_values": list(plan.sweep.values) if plan.sweep else None, "warm_up": plan.warm_up,
+            "planned_runs": bench.total, "command": command, **plan.extra}
+
+
+def bench_result(bench: Bench, command: str | None = None) -> BenchResult:
+    """The rows so far with their settings and environment (dtypes from the default racer when it ran)."""
+    return BenchResult(list(bench.rows), settings_of(bench, command), environment(getattr(bench.race_fn, "dtypes", None)),
+                       bench.stopped)
+
+
+def write_all(result: BenchResult, out_dir: Path | str) -> list[Path]:
+    """results.csv, results.json, summary.md and the SVG plots in `out_dir`; returns the paths written."""
+    return write_results(result, out_dir, all_plots(result), summary_markdown(result))

@@ -1,0 +1,142 @@
+"""Benchmark results: the environment, a pandas DataFrame, the files a run writes and reading them back.
+
+``results.json`` = {"format", "environment", "settings", "stopped", "cells", "overall", "runs"}; each run is a
+row (app.bench.stats.ROW_KEYS) with its ``acceptance_by_position``. ``results.csv`` holds the same runs, list
+columns as JSON text. See docs/DESIGN.md §4 for the files and how to read them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..core.errors import ArenaError
+from ..core.requests import read_text_file
+from .stats import ROW_KEYS, cells, overall
+
+FORMAT = "arena-bench/1"
+#: The largest results.json --compare reads (bytes).
+MAX_RESULTS_BYTES = 50_000_000
+LIST_COLUMNS = ("acceptance_by_position", "drafted_by_position", "accepted_by_position", "accepted_histogram")
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one), else what platform reports."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment(dtypes: dict[str, str] | None = None) -> dict[str, Any]:
+    """Where the numbers were measured: device and its name, dtype per preset, library versions, CPU, threads, date."""
+    import torch
+
+    cuda = torch.cuda.is_available()
+    dtypes = dict(dtypes or {})
+    return {"device": "cuda" if cuda else "cpu", "device_name": torch.cuda.get_device_name(0) if cuda else cpu_model(),
+            "dtype": ", ".join(sorted(set(dtypes.values()))) or None, "dtypes": dtypes,
+            "torch": torch.__version__, "transformers": _version("transformers"), "gradio": _version("gradio"),
+            "python": platform.python_version(), "platform": platform.platform(terse=True), "cpu": cpu_model(),
+            "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+
+
+@dataclass
+class BenchResult:
+    """Rows of finished races with the settings and environment they were measured in."""
+
+    rows: list[dict[str, Any]]
+    settings: dict[str, Any] = field(default_factory=dict)
+    environment: dict[str, Any] = field(default_factory=dict)
+    stopped: bool = False
+
+    @property
+    def cells(self) -> list[dict[str, Any]]:
+        return cells(self.rows)
+
+    @property
+    def overall(self) -> list[dict[str, Any]]:
+        return overall(self.rows)
+
+    def frame(self) -> Any:
+        """The runs as a pandas DataFrame (one row per race, columns ROW_KEYS)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=list(ROW_KEYS))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "environment": self.environment, "settings": self.settings, "stopped": self.stopped,
+                "cells": self.cells, "overall": self.overall, "runs": list(self.rows)}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> "BenchResult":
+        """Read a results.json object back; ArenaError naming the first problem."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ArenaError(f"{where}: not a benchmark results file (no \"format\": \"{FORMAT}\")")
+        runs = data.get("runs")
+        if not isinstance(runs, list):
+            raise ArenaError(f"{where}: 'runs' must be a list")
+        for i, run in enumerate(runs):
+            missing = [k for k in ("preset", "category", "speedup", "identical") if not isinstance(run, dict) or k not in run]
+            if missing:
+                raise ArenaError(f"{where}: runs[{i}] lacks {', '.join(missing)}")
+        rows = [{k: run.get(k) for k in ROW_KEYS} for run in runs]
+        for row in rows:
+            for k in LIST_COLUMNS:
+                row[k] = row[k] or []
+        return cls(rows, data.get("settings") or {}, data.get("environment") or {}, bool(data.get("stopped")))
+
+
+def load_results(path: Path | str) -> BenchResult:
+    """A results.json file, read with a byte cap."""
+    path = Path(path)
+    text = read_text_file(path, "results file", MAX_RESULTS_BYTES)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ArenaError(f"{path.name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return BenchResult.from_dict(data, path.name)
+
+
+def write_csv(result: BenchResult, path: Path) -> None:
+    frame = result.frame()
+    for column in LIST_COLUMNS:
+        frame[column] = frame[column].map(json.dumps)
+    frame.to_csv(path, index=False)
+
+
+def write_results(result: BenchResult, out_dir: Path | str, plots: dict[str, str], summary: str) -> list[Path]:
+    """Write results.csv, results.json, summary.md and each plot (name -> SVG text) into `out_dir` (created);
+    returns the paths. An OSError becomes one line naming the file."""
+    out = Path(out_dir)
+    written: list[Path] = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        files: Sequence[tuple[str, Any]] = [("results.json", json.dumps(result.to_dict(), ensure_ascii=False, indent=1)),
+                                            ("summary.md", summary), *plots.items()]
+        write_csv(result, out / "results.csv")
+        written.append(out / "results.csv")
+        for name, text in files:
+            (out / name).write_text(text, encoding="utf-8")
+            written.append(out / name)
+    except OSError as exc:
+        raise ArenaError(f"Cannot write the results into {out}: {exc.strerror or exc}") from None
+    return written

@@ -1,0 +1,191 @@
+"""The benchmark runner: presets x prompts x repeats, every race sequential after a warm-up (docs/DESIGN.md §1).
+
+:class:`Bench` runs the jobs one after another in the calling thread and appends one row per finished race
+(app.bench.stats.make_row) to ``bench.rows``, so a caller in another thread (the page, the terminal bar)
+can read them while it runs. :meth:`Bench.stop` ends the race in flight after its current forward pass
+and keeps every finished row. ``race_fn`` (default :class:`PresetRacer`: prepare + sequential Race) and
+``clock`` are injectable, so the tests run on fakes and a fake clock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ..core.errors import ArenaError
+from ..core.presets import Preset
+from ..core.requests import Limits, apply_overrides
+from ..race.methods import get_method
+from .stats import make_row
+from .suite import SuitePrompt
+from .sweep import Sweep, variants
+
+#: (preset, prompt text, stop event) -> a finished app.race.result.RaceResult.
+RaceFn = Callable[[Preset, str, threading.Event], Any]
+#: Tokens of the bench-level warm-up race of each preset.
+WARMUP_TOKENS = 8
+
+
+class PresetRacer:
+    """The default race_fn: prepare (models from `cache`, default the process-wide one) and a sequential Race,
+    which warms both sides up before timing; the bench's stop event stops it. Records each preset's weight dtype."""
+
+    def __init__(self, limits: Limits = Limits(), seed: int | None = None, load_progress: Callable | None = None,
+                 cache: Any = None):
+        self.limits, self.seed, self.load_progress, self.cache = limits, seed, load_progress, cache
+        self.dtypes: dict[str, str] = {}
+
+    def __call__(self, preset: Preset, prompt: str, stop: threading.Event) -> Any:
+        from ..core.loader import MODEL_CACHE
+        from ..race.prepare import prepare
+        from ..race.runner import Race
+
+        setup = prepare(preset, prompt, limits=self.limits, cache=self.cache or MODEL_CACHE, progress=self.load_progress)
+        self.dtypes[preset.id] = str(setup.target.model.dtype).replace("torch.", "")
+        race = Race(setup, sequential=True, seed=self.seed)
+        race.stop_event = stop  # Stop on the bench ends this race after its current forward pass
+        return race.run()
+
+
+@dataclass(frozen=True)
+class Job:
+    """One race: a preset (with the sweep value applied), a prompt, the repeat number (from 1)."""
+
+    preset: Preset
+    prompt: SuitePrompt
+    repeat: int
+    sweep_value: int | None = None
+
+
+@dataclass
+class BenchProgress:
+    """What a progress callback gets. phase: "warm-up" | "run" | "done" | "stopped"; done/total: races
+    finished / planned; elapsed and eta in seconds of the bench's clock (eta None until a race finished)."""
+
+    phase: str
+    done: int
+    total: int
+    preset: str = ""
+    category: str = ""
+    prompt_id: str = ""
+    repeat: int = 0
+    sweep_value: int | None = None
+    elapsed: float = 0.0
+    eta: float | None = None
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+
+@dataclass
+class BenchPlan:
+    """What to run. presets: with their overrides applied; repeats: races per prompt (>= 1); warm_up: one short
+    race per preset before timing; max_new_tokens: set on every preset when given."""
+
+    presets: Sequence[Preset]
+    prompts: Sequence[SuitePrompt]
+    repeats: int = 1
+    max_new_tokens: int | None = None
+    sweep: Sweep | None = None
+    warm_up: bool = True
+    suite_name: str = "builtin"
+    split: str = "all"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def check_plan(plan: BenchPlan) -> list[tuple[Preset, list[tuple[int | None, Preset]]]]:
+    """Each preset (max_new_tokens applied) with its sweep variants; ArenaError for a bad plan, before any load."""
+    if not plan.presets:
+        raise ArenaError("Choose at least one preset to benchmark.")
+    if not plan.prompts:
+        raise ArenaError("The benchmark has no prompts: check the suite, categories and split.")
+    if isinstance(plan.repeats, bool) or not isinstance(plan.repeats, int) or not 1 <= plan.repeats <= 100:
+        raise ArenaError(f"repeats must be a whole number between 1 and 100; got {plan.repeats!r}")
+    ids = [p.id for p in plan.presets]
+    if len(set(ids)) != len(ids):
+        raise ArenaError(f"A preset is listed twice: {', '.join(ids)}")
+    out = []
+    for preset in plan.presets:
+        if plan.max_new_tokens is not None:
+            preset = apply_overrides(preset, {"max_new_tokens": plan.max_new_tokens})
+        get_method(preset.method).check_preset(preset)
+        out.append((preset, variants(preset, plan.sweep)))
+    return out
+
+
+class Bench:
+    """Runs a :class:`BenchPlan`. rows: one dict per finished race (read them from any thread); stopped: Stop
+    was pressed; progress: called with a :class:`BenchProgress` before and after each race."""
+
+    def __init__(self, plan: BenchPlan, race_fn: RaceFn | None = None, clock: Callable[[], float] = time.perf_counter,
+                 progress: Callable[[BenchProgress], None] | None = None):
+        self.plan = plan
+        self.race_fn = race_fn or PresetRacer()
+        self.clock = clock
+        self.progress = progress or (lambda p: None)
+        self.stop_event = threading.Event()
+        self.rows: list[dict[str, Any]] = []
+        self.stopped = False
+        self.checked = check_plan(plan)
+        self.jobs = [Job(variant, prompt, repeat, value) for _, vs in self.checked for value, variant in vs
+                     for repeat in range(1, plan.repeats + 1) for prompt in plan.prompts]
+        self._started: float | None = None
+
+    @property
+    def total(self) -> int:
+        return len(self.jobs)
+
+    def stop(self) -> None:
+        """End the race in flight after its current forward pass; finished rows are kept."""
+        self.stop_event.set()
+
+    def _report(self, phase: str, job: Job | None = None, preset: str = "") -> None:
+        elapsed = self.clock() - self._started if self._started is not None else 0.0
+        done = len(self.rows)
+        eta = elapsed / done * (self.total - done) if done and phase == "run" else None
+        self.progress(BenchProgress(phase, done, self.total, job.preset.id if job else preset,
+                                    job.prompt.category if job else "", job.prompt.id if job else "",
+                                    job.repeat if job else 0, job.sweep_value if job else None, elapsed, eta))
+
+    def _race(self, preset: Preset, prompt: SuitePrompt) -> Any:
+        """One race; ArenaError naming the preset and prompt for any failure (an error is never a row)."""
+        try:
+            result = self.race_fn(preset, prompt.prompt, self.stop_event)
+        except ArenaError as exc:
+            raise ArenaError(f"{preset.id} on prompt {prompt.id}: {exc}") from None
+        if result.errors and not (result.stopped or self.stop_event.is_set()):
+            side, message = next(iter(result.errors.items()))
+            raise ArenaError(f"{preset.id} on prompt {prompt.id}: the {side} run failed: {message}")
+        return result
+
+    def _warm_up(self, preset: Preset) -> None:
+        self._report("warm-up", preset=preset.id)
+        tokens = min(WARMUP_TOKENS, preset.max_new_tokens)
+        self._race(apply_overrides(preset, {"max_new_tokens": tokens}), self.plan.prompts[0])
+
+    def run(self) -> list[dict[str, Any]]:
+        """Run every job (warm-up first per preset); returns the rows (partial when stopped)."""
+        self._started = self.clock()
+        sweep_knob = self.plan.sweep.knob if self.plan.sweep else None
+        warmed: set[str] = set()
+        for job in self.jobs:
+            if self.stop_event.is_set():
+                break
+            if self.plan.warm_up and job.preset.id not in warmed:
+                self._warm_up(job.preset)
+                warmed.add(job.preset.id)
+                if self.stop_event.is_set():
+                    break
+            self._report("run", job)
+            start = self.clock()
+            result = self._race(job.preset, job.prompt)
+            if result.stopped or self.stop_event.is_set():
+                break
+            sweep = (sweep_knob, job.sweep_value) if sweep_knob else None
+            self.rows.append(make_row(result, job.preset, job.prompt, job.repeat, sweep, self.clock() - start))
+        self.stopped = self.stop_event.is_set()
+        self._report("stopped" if self.stopped else "done")
+        return list(self.rows)

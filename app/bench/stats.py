@@ -1,0 +1,184 @@
+"""Benchmark figures: one row per race, cells of (preset, category), the leaderboard (docs/DESIGN.md §3, §5).
+
+A *row* is a plain dict (one race; the keys are :data:`ROW_KEYS`), so it goes straight into a pandas
+DataFrame, a CSV line and the JSON file. A *cell* is every row of one preset (one sweep value) on one
+category: median and min-max spread of the speedup over its runs (prompts x repeats).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any, Iterable, Sequence
+
+from ..planner.theory import predicted_speedup
+
+#: Knobs whose value is the draft length gamma of Theorem 3.8 (docs/DESIGN.md §5.2).
+DRAFT_LENGTH_KNOBS = ("num_assistant_tokens", "prompt_lookup_num_tokens")
+
+ROW_KEYS = ("preset", "method", "category", "prompt_id", "split", "repeat", "sweep_knob", "sweep_value",
+            "baseline_tokens_per_second", "assisted_tokens_per_second", "speedup", "baseline_new_tokens",
+            "assisted_new_tokens", "baseline_seconds", "assisted_seconds", "acceptance_rate", "alpha",
+            "mean_accepted_length", "rounds", "undrafted_rounds", "acceptance_by_position", "drafted_by_position",
+            "accepted_by_position", "accepted_histogram", "identical", "first_divergence", "cost_ratio",
+            "verify_slope", "gamma", "predicted_speedup", "wall_seconds")
+
+
+def position_counts(rounds: Iterable[Any]) -> tuple[list[int], list[int]]:
+    """(drafted, accepted) per draft position: a round that drafted d and accepted n counts at positions 1..d
+    and 1..n (docs/DESIGN.md §3); item i is position i + 1."""
+    drafted: list[int] = []
+    accepted: list[int] = []
+    for r in rounds:
+        if r.drafted > len(drafted):
+            drafted += [0] * (r.drafted - len(drafted))
+            accepted += [0] * (r.drafted - len(accepted))
+        for i in range(r.drafted):
+            drafted[i] += 1
+            accepted[i] += i < r.accepted
+    return drafted, accepted
+
+
+def accepted_histogram(rounds: Iterable[Any]) -> list[int]:
+    """Item n: how many rounds that drafted accepted exactly n drafts (rounds without a draft are not counted)."""
+    hist: list[int] = []
+    for r in rounds:
+        if r.drafted:
+            hist += [0] * (r.accepted + 1 - len(hist))
+            hist[r.accepted] += 1
+    return hist
+
+
+def ratios(accepted: Sequence[int], drafted: Sequence[int]) -> list[float]:
+    """accepted / drafted per position (positions nobody drafted are left out at the end)."""
+    return [a / d for a, d in zip(accepted, drafted) if d]
+
+
+def prediction(why: Any, knob: str | None, value: int | None) -> float | None:
+    """Theorem 3.8 at the run's per-token alpha and c + verify slope (docs/DESIGN.md §5.7); gamma = the swept
+    value for a draft-length knob, else the run's mean draft length. None when the run drafted nothing."""
+    if why is None or why.alpha is None or why.cost_ratio is None:
+        return None
+    gamma = value if knob in DRAFT_LENGTH_KNOBS and value else round(why.gamma or 0)
+    if gamma < 1:
+        return None
+    return predicted_speedup(min(1.0, max(0.0, why.alpha)), why.cost_ratio + (why.verify_slope or 0.0), gamma)
+
+
+def _r(x: float | None, places: int = 4) -> float | None:
+    return None if x is None else round(float(x), places)
+
+
+def make_row(result: Any, preset: Any, prompt: Any, repeat: int, sweep: tuple[str, int] | None = None,
+             wall_seconds: float = 0.0) -> dict[str, Any]:
+    """One row from a finished race (an app.race.result.RaceResult) of `preset` on `prompt` (a SuitePrompt)."""
+    a, b, why = result.assisted, result.baseline, result.why
+    drafted, accepted = position_counts(a.rounds)
+    knob, value = sweep if sweep else (None, None)
+    return {"preset": preset.id, "method": result.method, "category": prompt.category, "prompt_id": prompt.id,
+            "split": prompt.split, "repeat": repeat, "sweep_knob": knob, "sweep_value": value,
+            "baseline_tokens_per_second": b.tokens_per_second, "assisted_tokens_per_second": a.tokens_per_second,
+            "speedup": result.speedup, "baseline_new_tokens": b.new_tokens, "assisted_new_tokens": a.new_tokens,
+            "baseline_seconds": _r(b.seconds), "assisted_seconds": _r(a.seconds),
+            "acceptance_rate": _r(a.acceptance_rate), "alpha": _r(why.alpha if why else None),
+            "mean_accepted_length": _r(a.mean_accepted_length), "rounds": len(a.rounds),
+            "undrafted_rounds": sum(1 for r in a.rounds if not r.drafted),
+            "acceptance_by_position": [round(x, 4) for x in ratios(accepted, drafted)],
+            "drafted_by_position": drafted, "accepted_by_position": accepted,
+            "accepted_histogram": accepted_histogram(a.rounds), "identical": result.identical,
+            "first_divergence": result.first_divergence, "cost_ratio": _r(why.cost_ratio if why else None, 5),
+            "verify_slope": _r(why.verify_slope if why else None, 5), "gamma": _r(why.gamma if why else None, 3),
+            "predicted_speedup": _r(prediction(why, knob, value)), "wall_seconds": _r(wall_seconds, 3)}
+
+
+def _median(values: Iterable[float | None]) -> float | None:
+    xs = [v for v in values if v is not None]
+    return statistics.median(xs) if xs else None
+
+
+def geometric_mean(values: Iterable[float]) -> float | None:
+    """exp(mean(log x)) of the positive values; None when there are none."""
+    xs = [v for v in values if v is not None and v > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+def cell_key(row: dict[str, Any]) -> tuple:
+    return row["preset"], row["sweep_value"], row["category"]
+
+
+def cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One cell per (preset, sweep value, category) in first-seen order: runs, medians, min-max spread,
+    identical runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` < 1x."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(cell_key(row), []).append(row)
+    out = []
+    for (preset, value, category), rs in groups.items():
+        speedups = [r["speedup"] for r in rs]
+        out.append({"preset": preset, "method": rs[0]["method"], "sweep_value": value, "category": category,
+                    "runs": len(rs), "prompts": len({r["prompt_id"] for r in rs}),
+                    "speedup_median": round(statistics.median(speedups), 4), "speedup_min": min(speedups),
+                    "speedup_max": max(speedups),
+                    "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
+                    "alpha_median": _r(_median(r["alpha"] for r in rs)),
+                    "mean_accepted_length_median": _r(_median(r["mean_accepted_length"] for r in rs)),
+                    "baseline_tps_median": _r(_median(r["baseline_tokens_per_second"] for r in rs), 3),
+                    "assisted_tps_median": _r(_median(r["assisted_tokens_per_second"] for r in rs), 3),
+                    "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
+                    "identical_runs": sum(bool(r["identical"]) for r in rs),
+                    "loss": statistics.median(speedups) < 1.0, "best": False})
+    _mark_best(out)
+    return out
+
+
+def _mark_best(cell_list: list[dict[str, Any]]) -> None:
+    by_column: dict[tuple, list[dict[str, Any]]] = {}
+    for c in cell_list:
+        by_column.setdefault((c["sweep_value"], c["category"]), []).append(c)
+    for column in by_column.values():
+        if len(column) > 1:
+            top = max(column, key=lambda c: c["speedup_median"])
+            top["best"] = True
+
+
+def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (preset, sweep value): geometric mean of its category medians (each category weighs the same),
+    pooled acceptance by position, the accepted-length histogram, runs and identical runs."""
+    by: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        by.setdefault((row["preset"], row["sweep_value"]), []).append(row)
+    medians = {}
+    for c in cells(rows):
+        medians.setdefault((c["preset"], c["sweep_value"]), []).append(c["speedup_median"])
+    out = []
+    for (preset, value), rs in by.items():
+        drafted, accepted = pooled_positions(rs)
+        hist: list[int] = []
+        for r in rs:
+            add_counts(hist, r["accepted_histogram"])
+        out.append({"preset": preset, "method": rs[0]["method"], "sweep_value": value, "runs": len(rs),
+                    "identical_runs": sum(bool(r["identical"]) for r in rs),
+                    "speedup_geomean": _r(geometric_mean(medians[(preset, value)])),
+                    "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
+                    "acceptance_by_position": [round(x, 4) for x in ratios(accepted, drafted)],
+                    "drafted_by_position": drafted, "accepted_histogram": hist,
+                    "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
+                    "speedup_median": _r(_median(r["speedup"] for r in rs))})
+    return out
+
+
+def add_counts(total: list[int], more: Sequence[int]) -> None:
+    """Add `more` to `total` item by item, growing `total` as needed."""
+    total += [0] * (len(more) - len(total))
+    for i, x in enumerate(more):
+        total[i] += x
+
+
+def pooled_positions(rows: Iterable[dict[str, Any]]) -> tuple[list[int], list[int]]:
+    """Summed drafted and accepted counts per draft position over `rows`."""
+    drafted: list[int] = []
+    accepted: list[int] = []
+    for r in rows:
+        add_counts(drafted, r["drafted_by_position"])
+        add_counts(accepted, r["accepted_by_position"])
+    return drafted, accepted

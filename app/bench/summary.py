@@ -1,0 +1,116 @@
+"""summary.md: the leaderboard (method x category speedup medians with spread, best marked, losses shown),
+overall geometric mean, acceptance, identical outputs, the planner check and a sweep table (docs/DESIGN.md §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .results import BenchResult
+from .suite import order_categories
+
+BEST, LOSS = "\u2605", "\u25bc"
+
+
+def speed(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}x"
+
+
+def pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0%}"
+
+
+def row_label(preset: str, method: str, value: Any, knob: str | None) -> str:
+    return f"{preset} ({method})" + (f", {knob}={value}" if knob and value is not None else "")
+
+
+def _categories(result: BenchResult) -> list[str]:
+    return order_categories(r["category"] for r in result.rows)
+
+
+def _grid(result: BenchResult) -> tuple[list[str], list[tuple], dict[tuple, dict[str, Any]]]:
+    """(categories, row keys (preset, method, value), cell by (preset, value, category))."""
+    cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in result.cells}
+    keys = list(dict.fromkeys((c["preset"], c["method"], c["sweep_value"]) for c in result.cells))
+    return _categories(result), keys, cell_map
+
+
+def speed_cell(c: dict[str, Any] | None) -> str:
+    """'**2.31x** ★ (1.90-2.80)' for the best, '0.85x ▼ loss (0.80-0.90)' for a loss."""
+    if c is None:
+        return "-"
+    text = f"**{speed(c['speedup_median'])}** {BEST}" if c["best"] else speed(c["speedup_median"])
+    if c["loss"]:
+        text += f" {LOSS} loss"
+    return f"{text} ({c['speedup_min']:.2f}-{c['speedup_max']:.2f})"
+
+
+def leaderboard(result: BenchResult) -> list[str]:
+    cats, keys, cell_map = _grid(result)
+    knob = result.settings.get("sweep_knob")
+    geo = {(o["preset"], o["sweep_value"]): o["speedup_geomean"] for o in result.overall}
+    lines = ["| preset (method) | " + " | ".join(cats) + " | overall (geomean) |",
+             "|---|" + "---|" * (len(cats) + 1)]
+    for preset, method, value in keys:
+        g = geo.get((preset, value))
+        cols = [speed_cell(cell_map.get((preset, value, c))) for c in cats]
+        lines.append(f"| {row_label(preset, method, value, knob)} | " + " | ".join(cols) +
+                     f" | {speed(g)}{' ' + LOSS + ' loss' if g is not None and g < 1 else ''} |")
+    return lines
+
+
+def acceptance_table(result: BenchResult) -> list[str]:
+    cats, keys, cell_map = _grid(result)
+    knob = result.settings.get("sweep_knob")
+    lines = ["| preset (method) | " + " | ".join(cats) + " |", "|---|" + "---|" * len(cats)]
+    for preset, method, value in keys:
+        cols = []
+        for cat in cats:
+            c = cell_map.get((preset, value, cat))
+            cols.append("-" if c is None else
+                        f"{pct(c['acceptance_median'])} \u00b7 {c['mean_accepted_length_median'] or 0:.2f}")
+        lines.append(f"| {row_label(preset, method, value, knob)} | " + " | ".join(cols) + " |")
+    return lines
+
+
+def checks_table(result: BenchResult) -> list[str]:
+    knob = result.settings.get("sweep_knob")
+    lines = ["| preset (method) | identical runs | measured speedup (median) | Theorem 3.8 (median) | "
+             "acceptance by draft position |", "|---|---|---|---|---|"]
+    for o in result.overall:
+        positions = " ".join(f"{x:.0%}" for x in o["acceptance_by_position"][:8]) or "nothing drafted"
+        lines.append(f"| {row_label(o['preset'], o['method'], o['sweep_value'], knob)} | "
+                     f"{o['identical_runs']}/{o['runs']} | {speed(o['speedup_median'])} | "
+                     f"{speed(o['predicted_median'])} | {positions} |")
+    return lines
+
+
+def header(result: BenchResult) -> list[str]:
+    env, s = result.environment, result.settings
+    done = len(result.rows)
+    stopped = f" **Stopped** after {done} of {s.get('planned_runs', '?')} races: partial results." if result.stopped else ""
+    return ["# Benchmark results", "",
+            f"Measured {env.get('date', '?')} on {env.get('device', '?')} ({env.get('device_name', '?')}), "
+            f"{env.get('cpu_cores', '?')} CPU cores, {env.get('torch_threads', '?')} torch threads, dtype "
+            f"{env.get('dtype') or '?'}; torch {env.get('torch', '?')}, transformers {env.get('transformers', '?')}, "
+            f"Python {env.get('python', '?')}.", "",
+            f"Suite {s.get('suite', '?')} (split {s.get('split', 'all')}, {s.get('prompts', '?')} prompts), "
+            f"{s.get('repeats', '?')} repeat(s), max new tokens {s.get('max_new_tokens') or 'per preset'}, "
+            f"{done} races: greedy, batch 1, each race sequential (plain, then assisted) after a warm-up.{stopped}"]
+
+
+def summary_markdown(result: BenchResult) -> str:
+    """The whole summary.md text."""
+    if not result.rows:
+        return "\n".join(header(result) + ["", "No race finished, so there is nothing to summarise."]) + "\n"
+    parts = header(result) + [
+        "", "## Speedup: plain decoding tokens/s vs assisted, per category", "",
+        f"Median over the category's races (prompts x repeats), min-max in brackets. {BEST} the best preset in the "
+        f"category; {LOSS} loss: slower than plain decoding. Overall: geometric mean of the category medians.", "",
+        *leaderboard(result), "", "## Acceptance", "",
+        "Median acceptance rate (accepted / drafted) \u00b7 median mean accepted length (tokens kept per target pass).",
+        "", *acceptance_table(result), "", "## Checks", "",
+        "Identical: the assisted output equals plain greedy decoding token for token. Theorem 3.8: the planner's "
+        "prediction at each race's measured per-token alpha and c + verify slope (docs/DESIGN.md §5). Acceptance by "
+        "draft position is pooled over all races (accepted / drafted at positions 1, 2, ...).", "",
+        *checks_table(result)]
+    return "\n".join(parts) + "\n"

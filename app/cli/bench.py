@@ -1,0 +1,153 @@
+"""``python -m app bench``: presets x a prompt suite, sequential races, a leaderboard and its files (docs/DESIGN.md §4).
+
+    python -m app bench --presets a,b --suite FILE --repeats N --max-new-tokens M --out DIR
+        [--categories a,b] [--split tune|test|all] [--limit N] [--sweep KNOB=LO..HI]
+    python -m app bench --compare A.json B.json
+
+A progress bar goes to stderr, the summary to stdout. Ctrl-C stops after the race in flight and still writes
+the finished races (exit 130). A bad input is one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaError
+from ..core.presets import get_preset
+from ..core.requests import Limits
+from .common import add_knob_flags, progress_logger
+
+DEFAULT_PRESETS = "offline-prompt-lookup,offline-early-exit,offline-uad"
+BAR_WIDTH = 24
+
+
+def _count(low: int, high: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number ({what}); got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high} ({what}); got {value}")
+        return value
+    return parse
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser("bench", help="benchmark presets over a prompt suite by category (CSV, JSON, summary, plots)")
+    p.add_argument("--presets", default=DEFAULT_PRESETS, help=f"comma-separated preset ids (default {DEFAULT_PRESETS})")
+    p.add_argument("--suite", type=Path, help="JSONL (prompt, category, id, split) or CSV with a prompt column "
+                   "(default: the built-in suite, assets/suites/builtin.jsonl)")
+    p.add_argument("--categories", help="comma-separated categories to keep (default: all)")
+    p.add_argument("--split", choices=("all", "tune", "test"), default="all", help="prompts of this split (default all)")
+    p.add_argument("--limit", type=_count(1, 100_000, "prompts per category"), help="at most N prompts per category")
+    p.add_argument("--repeats", type=_count(1, 100, "races per prompt"), default=1, help="races per prompt (default 1)")
+    add_knob_flags(p, ("max_new_tokens",), max_new_tokens="tokens per race (default: each preset's)")
+    p.add_argument("--sweep", metavar="KNOB=LO..HI", help="race every integer value of one method knob, e.g. "
+                   "prompt_lookup_num_tokens=1..12, next to the planner's prediction")
+    p.add_argument("--seed", type=int, help="torch seed before each side (only matters for sampling presets)")
+    p.add_argument("--no-warm-up", action="store_true", help="skip the short warm-up race of each preset")
+    p.add_argument("--out", type=Path, default=Path("bench-results"), help="output folder (default bench-results)")
+    p.add_argument("--compare", nargs=2, type=Path, metavar=("A.json", "B.json"),
+                   help="print what changed between two results.json files, run nothing")
+    p.add_argument("--verbose", action="store_true", help="log loading progress and library warnings to stderr")
+    return p
+
+
+def plan_from_args(args: argparse.Namespace) -> Any:
+    """The BenchPlan the flags ask for; ArenaError for a bad flag, an unknown preset or category, a bad suite."""
+    from ..bench.runner import BenchPlan
+    from ..bench.suite import load_suite, select
+    from ..bench.sweep import parse_sweep
+
+    ids = [x.strip() for x in (args.presets or "").split(",") if x.strip()]
+    if not ids:
+        raise ArenaError("--presets needs at least one preset id (see `python -m app presets`)")
+    presets = [get_preset(i) for i in ids]
+    suite = load_suite(args.suite)
+    categories = [c for c in (args.categories or "").split(",") if c.strip()]
+    prompts = select(suite, categories, args.split, args.limit)
+    return BenchPlan(presets, prompts, args.repeats, args.max_new_tokens, parse_sweep(args.sweep) if args.sweep else None,
+                     not args.no_warm_up, args.suite.name if args.suite else "builtin", args.split)
+
+
+def command_text(args: argparse.Namespace) -> str:
+    """The command line that reproduces this run (recorded in results.json)."""
+    parts = ["python", "-m", "app", "bench", "--presets", args.presets]
+    for flag, value in (("--suite", args.suite), ("--categories", args.categories), ("--limit", args.limit),
+                        ("--max-new-tokens", args.max_new_tokens), ("--sweep", args.sweep), ("--seed", args.seed),
+                        ("--out", args.out)):
+        if value is not None:
+            parts += [flag, str(value)]
+    parts += ["--split", args.split, "--repeats", str(args.repeats)] + (["--no-warm-up"] if args.no_warm_up else [])
+    return shlex.join(parts)
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else \
+        f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def progress_bar(p: Any) -> str:
+    """One line: bar, races done of planned, what runs now, elapsed and ETA."""
+    filled = round(BAR_WIDTH * p.fraction)
+    what = {"warm-up": f"warming up {p.preset}", "done": "done", "stopped": "stopped"}.get(
+        p.phase, f"{p.preset}{f' [{p.sweep_value}]' if p.sweep_value is not None else ''} {p.category}/{p.prompt_id}"
+                 f" r{p.repeat}")
+    eta = f" \u00b7 ETA {_clock(p.eta)}" if p.eta is not None else ""
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {p.done}/{p.total} {what} \u00b7 {_clock(p.elapsed)}{eta}"
+
+
+class TerminalBar:
+    """Redraws one stderr line on a terminal; writes a line per update elsewhere (logs, CI)."""
+
+    def __init__(self, stream: Any = None):
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+
+    def __call__(self, p: Any) -> None:
+        line = progress_bar(p)
+        if self.tty:
+            self.stream.write("\r\033[K" + line + ("\n" if p.phase in ("done", "stopped") else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def run_compare(paths: list[Path]) -> int:
+    from ..bench.compare import compare_lines
+    from ..bench.results import load_results
+
+    a, b = (load_results(p) for p in paths)
+    sys.stdout.write("\n".join(compare_lines(a, b, paths[0].name, paths[1].name)) + "\n")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.compare:
+        return run_compare(list(args.compare))
+    from ..bench.report import bench_result, write_all
+    from ..bench.runner import Bench, PresetRacer
+    from ..bench.summary import summary_markdown
+
+    racer = PresetRacer(Limits(), args.seed, progress_logger)
+    bench = Bench(plan_from_args(args), racer, time.perf_counter, TerminalBar())
+    status = 0
+    try:
+        bench.run()
+    except KeyboardInterrupt:
+        bench.stop()
+        bench.stopped, status = True, 130
+    result = bench_result(bench, command_text(args))
+    written = write_all(result, args.out)
+    sys.stdout.write(summary_markdown(result) + "\n")
+    sys.stdout.write("wrote " + ", ".join(str(p) for p in written) + "\n")
+    if status:
+        sys.stderr.write(f"stopped: kept {len(result.rows)} finished race(s) of {bench.total}\n")
+    return status

@@ -1,0 +1,1 @@
+"""The Benchmark tab (app/bench in the page)."""

@@ -1,0 +1,196 @@
+"""Event functions of the Benchmark tab: a new suite file, Run (streamed as races finish), Stop.
+
+Handlers return ``{component: value}`` for the tab's components (``ui``, built in tab.py). Run checks every
+input first (one clear line for a bad one), then runs :class:`app.bench.runner.Bench` in a worker thread
+through :func:`app.ui.streaming.run_streaming`: a frame every TICK seconds, the leaderboard and plots
+redrawn whenever a race has finished. Stop ends the race in flight and keeps the finished ones, which are
+summarised and offered as downloads like a full run.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import gradio as gr
+
+from ...bench.report import bench_result, write_all
+from ...bench.results import BenchResult
+from ...bench.runner import Bench, BenchPlan, BenchProgress, PresetRacer
+from ...bench.suite import categories_of, load_suite, select
+from ...core.errors import ArenaError
+from ...core.presets import get_preset
+from ..config import UIConfig
+from ..html import status_html, unexpected_error_text
+from ..streaming import run_streaming
+from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
+
+log = logging.getLogger("app.ui")
+
+TICK = 0.5  # seconds between two frames while the benchmark runs
+#: The most races one Run may start from the page (the command line has no such cap).
+MAX_PAGE_RACES = 300
+_EXPORT_DIR: Path | None = None
+
+
+def export_dir() -> Path:
+    """The app-owned temporary folder each run's files are written under (created once per process)."""
+    global _EXPORT_DIR
+    if _EXPORT_DIR is None:
+        _EXPORT_DIR = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    return _EXPORT_DIR
+
+
+class BenchState:
+    """Per-browser-session state: the running Bench (for Stop) and its latest progress."""
+
+    def __init__(self) -> None:
+        self.bench: Bench | None = None
+        self.progress: BenchProgress | None = None
+
+    def __deepcopy__(self, memo: dict) -> "BenchState":  # gr.State deep-copies its value per session
+        return BenchState()
+
+
+def _whole(value: Any, name: str, low: int, high: int) -> int:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ArenaError(f"{name} must be a whole number; got {value!r}.") from None
+    if number != int(number) or not low <= number <= high:
+        raise ArenaError(f"{name} must be a whole number from {low} to {high}; got {value}.")
+    return int(number)
+
+
+def _upload(file: Any) -> tuple[str | None, str | None]:
+    """(path, the name the user knows) of an uploaded file; (None, None) for none."""
+    if not file:
+        return None, None
+    path = getattr(file, "name", None) or getattr(file, "path", None) or str(file)
+    return path, getattr(file, "orig_name", None) or Path(path).name
+
+
+def suite_of(file: Any) -> tuple[list, str]:
+    """The uploaded suite (or the built-in one) and its display name."""
+    path, name = _upload(file)
+    return load_suite(path, name), name or "builtin"
+
+
+class BenchHandlers:
+    """Event functions of the Benchmark tab. racer_factory(limits) makes the race_fn (tests pass fakes)."""
+
+    def __init__(self, config: UIConfig, ui: Any, racer_factory: Callable[..., Any] | None = None):
+        self.config, self.ui = config, ui
+        self.racer_factory = racer_factory or (lambda limits: PresetRacer(limits))
+
+    # ----- inputs ---------------------------------------------------------------------------------
+    def suite_changed(self, file: Any) -> dict:
+        """A suite file was uploaded or cleared: offer its categories (all ticked), or say what is wrong."""
+        u = self.ui
+        try:
+            suite, name = suite_of(file)
+        except ArenaError as exc:
+            return {u.status: status_html(str(exc), "error")}
+        cats = categories_of(suite)
+        note = f"{name}: {len(suite)} prompts in {len(cats)} categor{'y' if len(cats) == 1 else 'ies'}."
+        return {u.categories: gr.update(choices=cats, value=cats), u.status: status_html(note, "ok")}
+
+    def plan(self, presets: Any, file: Any, categories: Any, split: Any, limit: Any, repeats: Any,
+             max_new_tokens: Any) -> BenchPlan:
+        """The plan the inputs ask for; ArenaError with one plain line for anything wrong."""
+        ids = [p for p in (presets or []) if p]
+        if not ids:
+            raise ArenaError("Tick at least one preset to benchmark.")
+        if not categories:
+            raise ArenaError("Tick at least one category.")
+        tokens = _whole(max_new_tokens, "Max new tokens", 1, self.config.max_new_tokens_cap)
+        suite, name = suite_of(file)
+        prompts = select(suite, list(categories), str(split or "all"), _whole(limit, "Prompts per category", 1, 1000))
+        plan = BenchPlan([get_preset(i) for i in ids], prompts, _whole(repeats, "Repeats", 1, 20), tokens,
+                         suite_name=name, split=str(split or "all"))
+        races = len(ids) * len(prompts) * plan.repeats
+        if races > MAX_PAGE_RACES:
+            raise ArenaError(f"That is {races} races; the page runs at most {MAX_PAGE_RACES} at once: fewer prompts or "
+                             "repeats, or `python -m app bench` for a long run.")
+        return plan
+
+    # ----- frames ---------------------------------------------------------------------------------
+    def report(self, result: BenchResult) -> dict:
+        u = self.ui
+        heat, positions, scatter = plots_html(result)
+        return {u.board: leaderboard_html(result), u.heatmap: heat, u.positions: positions, u.scatter: scatter,
+                u.runs: runs_html(result)}
+
+    def buttons(self, busy: bool) -> dict:
+        return {self.ui.run: gr.update(interactive=not busy), self.ui.stop: gr.update(interactive=busy)}
+
+    def cleared(self) -> dict:
+        u = self.ui
+        return {u.board: EMPTY, u.heatmap: "", u.positions: "", u.scatter: "", u.runs: "",
+                u.files: gr.update(value=None, visible=False)}
+
+    # ----- run ------------------------------------------------------------------------------------
+    def run(self, state: BenchState, presets: Any, file: Any, categories: Any, split: Any, limit: Any,
+            repeats: Any, max_new_tokens: Any) -> Iterator[dict]:
+        """Run benchmark button: check the inputs, then stream frames until the last race (or Stop)."""
+        try:
+            plan = self.plan(presets, file, categories, split, limit, repeats, max_new_tokens)
+            bench = Bench(plan, self.racer_factory(self.config.limits), time.perf_counter,
+                          lambda p: setattr(state, "progress", p))
+        except ArenaError as exc:
+            gr.Warning(str(exc))
+            yield {self.ui.status: status_html(str(exc), "error")}
+            return
+        state.bench, state.progress = bench, None
+        yield {**self.cleared(), self.ui.status: progress_html(None, bench.total, 0.0), **self.buttons(True)}
+        try:
+            yield from self._stream(state, bench)
+        except Exception as error:
+            yield {**self._failed(bench, error), **self.buttons(False)}
+        finally:
+            bench.stop()  # the tab went away or the run ended: nothing keeps running
+            state.bench = None
+
+    def _stream(self, state: BenchState, bench: Bench) -> Iterator[dict]:
+        shown = [0]
+        started = time.monotonic()
+
+        def frame(elapsed: float) -> dict:
+            out = {self.ui.status: progress_html(state.progress, bench.total, elapsed)}
+            if len(bench.rows) != shown[0]:
+                shown[0] = len(bench.rows)
+                out.update(self.report(bench_result(bench)))
+            return out
+
+        yield from run_streaming(bench.run, frame, TICK, "bench-run")
+        result = bench_result(bench, "the Benchmark tab")
+        files = write_all(result, export_dir() / f"bench-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}")
+        took = time.monotonic() - started
+        if result.stopped:
+            note = status_html(f"Stopped after {len(result.rows)} of {bench.total} races ({took:.0f} s): the finished "
+                               "races are summarised below and in the downloads.", "info")
+        else:
+            n = len(result.rows)
+            note = status_html(f"Finished {n} race{'' if n == 1 else 's'} in {took:.0f} s.", "ok")
+        yield {**self.report(result), self.ui.status: note, self.ui.files: gr.update(value=[str(f) for f in files], visible=True),
+               **self.buttons(False)}
+
+    def _failed(self, bench: Bench, error: Exception) -> dict:
+        """An error is shown as an error; the finished races stay on screen but are not offered as a result."""
+        if isinstance(error, ArenaError):
+            gr.Warning(str(error))
+            text = f"{error} ({len(bench.rows)} races had finished; nothing was written.)"
+            return {self.ui.status: status_html(text, "error")}
+        log.error("benchmark failed", exc_info=error)
+        return {self.ui.status: status_html(unexpected_error_text(error), "error")}
+
+    def stop(self, state: BenchState) -> dict:
+        """Stop button: the race in flight ends after its current forward pass; finished races are kept."""
+        if state.bench is None:
+            return {self.ui.status: status_html("No benchmark is running.")}
+        state.bench.stop()
+        return {self.ui.status: status_html("Stopping after the current forward pass\u2026")}

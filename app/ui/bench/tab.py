@@ -1,0 +1,109 @@
+"""The Benchmark tab: presets x a prompt suite by category, a live leaderboard, plots and downloads.
+
+Built from small section builders inside an open ``gr.Tab``; components are collected on a
+:class:`BenchUI` namespace that :class:`~app.ui.bench.handlers.BenchHandlers` returns ``{component: value}``
+for. The engine is app/bench (docs/DESIGN.md §4); Run shares the "generation" queue slot with races.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+
+from ...bench.suite import BUILTIN_CATEGORIES, SPLIT_CHOICES
+from ...core.presets import load_presets
+from ..config import UIConfig
+from ..html import status_html
+from .handlers import BenchHandlers, BenchState
+from .render import EMPTY
+
+INTRO = ('<div class="plan-intro"><b>Benchmark.</b> Every ticked preset races plain <code>generate()</code> on each '
+         'prompt of a suite, one side after the other after a warm-up (greedy, batch 1), and the leaderboard shows '
+         'the median speedup per task category: where a method wins, by how much, and where it loses. The built-in '
+         'suite has Spec-Bench\u2019s six categories plus code editing; bring your own as JSONL or CSV.</div>')
+DEFAULT_PRESETS = ("offline-prompt-lookup",)
+
+
+class BenchUI(SimpleNamespace):
+    """The Benchmark tab's components by name."""
+
+    def inputs(self) -> list:
+        return [self.state, self.presets, self.suite, self.categories, self.split, self.limit, self.repeats,
+                self.max_new_tokens]
+
+    def outputs(self) -> list:
+        return [self.status, self.board, self.heatmap, self.positions, self.scatter, self.runs, self.files, self.run,
+                self.stop]
+
+
+class BenchTab:
+    """Builds the Benchmark tab (see :meth:`build`)."""
+
+    def __init__(self, config: UIConfig):
+        self.config = config
+        self.ui = BenchUI()
+        self.handlers = BenchHandlers(config, self.ui)
+
+    def build(self, gen: dict, light: dict) -> "BenchTab":
+        """Create and wire the tab. gen: queue settings of generation events; light: of instant ones."""
+        self.gen, self.light = gen, light
+        self.ui.state = gr.State(BenchState())
+        gr.HTML(INTRO, elem_id="bench-intro")
+        with gr.Row(elem_id="bench-row"):
+            with gr.Column(scale=2, min_width=300, elem_id="bench-inputs"):
+                self._inputs()
+            with gr.Column(scale=5, min_width=320, elem_id="bench-outputs"):
+                self._outputs()
+        self._wire()
+        return self
+
+    def _inputs(self) -> None:
+        u = self.ui
+        presets = load_presets()
+        start = [p for p in DEFAULT_PRESETS if p in presets] or [self.config.preset]
+        choices = [(f"{p.id} \u00b7 {p.where}", p.id) for _, p in sorted(
+            presets.items(), key=lambda item: (item[1].where != "offline", item[0]))]
+        u.presets = gr.CheckboxGroup(choices, value=start, label="Presets", elem_id="bench-presets",
+                                     info="each is raced against plain decoding on every prompt; offline ones run here")
+        u.suite = gr.File(None, file_types=[".jsonl", ".json", ".csv"], label="Your suite (optional)",
+                          elem_id="bench-suite", height=110)
+        gr.HTML('<div class="bench-hint">JSONL: one <code>{"prompt": ..., "category": ...}</code> per line (optional '
+                '<code>id</code>, <code>split</code>); CSV: a header with <code>prompt</code> (optional '
+                '<code>category</code>). Empty: the built-in suite.</div>')
+        u.categories = gr.CheckboxGroup(list(BUILTIN_CATEGORIES), value=list(BUILTIN_CATEGORIES), label="Categories",
+                                        elem_id="bench-categories")
+        u.split = gr.Radio(list(SPLIT_CHOICES), value="all", label="Split", elem_id="bench-split",
+                           info="tune: prompts to tune settings on; test: prompts to report on")
+        with gr.Row():
+            u.limit = gr.Slider(1, 20, value=2, step=1, label="Prompts per category", elem_id="bench-limit")
+            u.repeats = gr.Slider(1, 5, value=1, step=1, label="Repeats", elem_id="bench-repeats")
+        cap = self.config.max_new_tokens_cap
+        u.max_new_tokens = gr.Slider(8, cap, value=min(32, cap), step=1, label="Max new tokens per race",
+                                     elem_id="bench-max-new-tokens")
+        with gr.Row():
+            u.run = gr.Button("\u25b6  Run benchmark", variant="primary", elem_id="bench-run-btn", scale=3)
+            u.stop = gr.Button("\u25a0  Stop", variant="stop", interactive=False, elem_id="bench-stop-btn", scale=1)
+        u.status = gr.HTML(status_html("A CPU takes seconds to minutes per race: start small, then add prompts and "
+                                       "repeats."), elem_id="bench-status")
+
+    def _outputs(self) -> None:
+        u = self.ui
+        u.board = gr.HTML(EMPTY, elem_id="bench-board")
+        with gr.Row(elem_id="bench-plots"):
+            u.heatmap = gr.HTML("", elem_id="bench-heatmap")
+        with gr.Row(elem_id="bench-plots-2"):
+            u.positions = gr.HTML("", elem_id="bench-positions")
+            u.scatter = gr.HTML("", elem_id="bench-scatter")
+        u.files = gr.File(None, file_count="multiple", label="Downloads: results.csv, results.json, summary.md, plots",
+                          interactive=False, visible=False, elem_id="bench-files")
+        with gr.Accordion("Every race", open=False, elem_id="bench-runs-box"):
+            u.runs = gr.HTML("", elem_id="bench-runs")
+
+    def _wire(self) -> None:
+        """Run shares the generation slot with races and the planner; the rest never waits."""
+        u, h = self.ui, self.handlers
+        u.suite.change(h.suite_changed, [u.suite], [u.categories, u.status], show_progress="hidden", **self.light)
+        u.run.click(h.run, u.inputs(), u.outputs(), show_progress="full", show_progress_on=[u.status],
+                    api_visibility="private", **self.gen)
+        u.stop.click(h.stop, [u.state], [u.status], show_progress="hidden", **self.light)

@@ -1,0 +1,75 @@
+"""The Benchmark tab end to end in headless Chromium against ``python app.py``: upload a one-prompt suite, run it
+on the offline prompt-lookup preset (SmolLM2, 8 tokens), and see the leaderboard, the plots and the downloads.
+
+Same setup as tests/test_ui_browser.py (skipped without Chromium and playwright unless CI is set). Writes a
+screenshot to the test's tmp folder (ARENA_UPDATE_SCREENSHOTS=1 also copies it to assets/).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from test_ui_browser import ARGS, CHROMIUM, ROOT, server  # noqa: F401  (the module's skip applies here too)
+from playwright.sync_api import expect, sync_playwright
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SUITE = json.dumps({"id": "sum-x", "category": "summarisation", "prompt": "Summarise this text, reusing its words: "
+                    "The library on Elm Street will close for two weeks in March so that workers can replace the roof."})
+
+
+@pytest.fixture(scope="module")
+def page(server):  # noqa: F811
+    url, _ = server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#run-btn", timeout=60_000)
+        expect(page.locator("#status")).to_contain_text("Ready", timeout=30_000)
+        yield page
+        browser.close()
+
+
+def set_slider(page, elem_id: str, value: int) -> None:
+    box = page.locator(f"#{elem_id} input[type=number]")
+    box.fill(str(value))
+    box.press("Enter")
+    expect(box).to_have_value(str(value))
+
+
+def test_benchmark_tab_runs_a_suite_in_the_browser(page, tmp_path):
+    page.get_by_role("tab", name="Benchmark").click()
+    expect(page.locator("#bench-run-btn")).to_be_visible()
+    expect(page.locator("#bench-board")).to_contain_text("No races yet")
+    assert page.locator("#bench-categories input[type=checkbox]").count() == 7
+    suite = tmp_path / "one.jsonl"
+    suite.write_text(SUITE + "\n", encoding="utf-8")
+    page.locator("#bench-suite input[type=file]").set_input_files(str(suite))
+    expect(page.locator("#bench-status")).to_contain_text("one.jsonl: 1 prompts in 1 category", timeout=20_000)
+    expect(page.locator("#bench-categories input[type=checkbox]")).to_have_count(1)
+    set_slider(page, "bench-limit", 1)
+    set_slider(page, "bench-max-new-tokens", 8)
+    page.click("#bench-run-btn")
+    expect(page.locator("#bench-status")).to_contain_text("Finished 1 race", timeout=300_000)
+    expect(page.locator("#bench-board table")).to_contain_text("summarisation")
+    expect(page.locator("#bench-board")).to_contain_text("offline-prompt-lookup")
+    assert page.locator("#bench-heatmap svg").count() == 1 and page.locator("#bench-positions svg").count() == 1
+    expect(page.locator("#bench-files")).to_contain_text("results.json")
+    expect(page.locator("#bench-files")).to_contain_text("summary.md")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(tmp_path / "screenshot-bench.png"), full_page=True)
+    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
+        shutil.copy(tmp_path / "screenshot-bench.png", ROOT / "assets" / "screenshot-bench.png")
+
+
+def test_a_bad_setting_is_one_line_in_the_tab(page):
+    page.get_by_role("tab", name="Benchmark").click()
+    for box in page.locator("#bench-presets input[type=checkbox]:checked").all():
+        box.uncheck()
+    page.click("#bench-run-btn")
+    expect(page.locator("#bench-status .status-error")).to_contain_text("Tick at least one preset", timeout=20_000)
