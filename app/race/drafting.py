@@ -182,16 +182,22 @@ def _draft_share_prior(setup: Any) -> float:
     return 0.3
 
 
-def policy_factory(setup: Any, threads: int | None) -> Callable[[], CostAwarePolicy] | None:
-    """None unless the race's schedule is cost-aware; else measures the verification curve once (cached) and
-    returns a factory of fresh policies, one per generate() call."""
+def calibrate(setup: Any, threads: int | None) -> VerifyCost | None:
+    """The verification curve the cost-aware schedule starts from (measured once per model, thread count and
+    prompt length, then cached); None when the race's schedule is not cost-aware."""
     if setup.args.draft_policy != COST_AWARE:
         return None
     try:
-        cost = verify_cost(setup.target.model, setup.input_ids, threads, key=setup.target.spec)
+        return verify_cost(setup.target.model, setup.input_ids, threads, key=setup.target.spec)
     except Exception:  # noqa: BLE001 - a model whose plain forward cannot be timed: fall back to priors
         log.warning("could not time the verification curve; the cost-aware policy starts from priors", exc_info=True)
-        cost = VerifyCost(step_seconds=0.05, slope=0.0 if str(setup.device).startswith("cuda") else 0.1, tokens=0)
+        return VerifyCost(step_seconds=0.05, slope=0.0 if str(setup.device).startswith("cuda") else 0.1, tokens=0)
+
+
+def policy_factory(setup: Any, cost: VerifyCost | None) -> Callable[[], CostAwarePolicy] | None:
+    """A factory of fresh cost-aware policies (one per generate() call) starting from `cost`; None without one."""
+    if cost is None:
+        return None
     lookup = setup.preset.method == "prompt-lookup"
     prior = 0.0 if lookup else _draft_share_prior(setup) * cost.step_seconds
     max_draft = setup.args.max_draft

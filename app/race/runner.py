@@ -21,7 +21,7 @@ import torch
 
 from ..core.errors import ArenaError
 from .costs import MACHINE_THREADS, side_threads, use_threads
-from .drafting import policy_factory
+from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
@@ -79,6 +79,7 @@ class Race:
         self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
         self._policies = None
         self.policy = None
+        self.verify_cost = None
         self.stop_event = threading.Event()
         self.events_queue: queue.Queue[Event] = queue.Queue()
         self.threads: list[threading.Thread] = []
@@ -157,7 +158,8 @@ class Race:
         """Start the worker thread(s); idempotent."""
         if self.threads:
             return
-        self._policies = policy_factory(self.setup, self.threads_per_side)  # times the verify curve once per model
+        self.verify_cost = calibrate(self.setup, self.threads_per_side)  # measured once per model and thread count
+        self._policies = policy_factory(self.setup, self.verify_cost)
         if self.sequential:
             self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
         else:
@@ -276,5 +278,5 @@ class Race:
             baseline=SideResult(**self._side("baseline")), assisted=self._assisted(),
             errors={s: r.error for s, r in self.records.items() if r.error},
             stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side)
-        result.why = explain(result, result.knobs)
+        result.why = explain(result, result.knobs, self.verify_cost)
         return result

@@ -88,15 +88,17 @@ def _alpha(rounds: Sequence[Any]) -> float | None:
     return sum(r.accepted for r in rounds if r.drafted) / tested if tested else None
 
 
-def explain(result: Any, knobs: dict[str, Any]) -> Why:
-    """The explanation of a finished race (an app.race.result.RaceResult; knobs: the method knobs it ran with)."""
+def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
+    """The explanation of a finished race (an app.race.result.RaceResult; knobs: the method knobs it ran with;
+    verify: the race's measured verification curve (app.race.costs.VerifyCost), whose slope, timed in
+    isolation, is steadier than a fit on the race's own rounds; without it the rounds are fitted)."""
     a = result.assisted
     rounds, drafting = a.rounds, [r for r in a.rounds if r.drafted]
     draft_s, verify_s = sum(r.draft_seconds for r in rounds), sum(r.verify_seconds for r in rounds)
     step = step_seconds(result.baseline.token_times, rounds)
     drafted = sum(r.drafted for r in drafting)
     c = (sum(r.draft_seconds for r in drafting) / drafted / step) if drafted and step else None
-    slope = verify_slope(rounds, step) if step else None
+    slope = verify.slope if verify is not None and drafting else (verify_slope(rounds, step) if step else None)
     gamma = drafted / len(drafting) if drafting else None
     be = break_even(max(1, round(gamma)), c + slope) if gamma and c is not None and slope is not None else None
     alpha = _alpha(rounds)
@@ -125,25 +127,41 @@ def _what_happened(result: Any, why: Why) -> str:
     return text
 
 
-def _advice(result: Any, why: Why, knobs: dict[str, Any]) -> str:
-    a = result.assisted
+def _drafting_paid(why: Why) -> bool:
+    """The rounds' acceptance cleared the break-even (drafting itself paid for its cost here)."""
+    return why.acceptance_rate is not None and why.break_even_acceptance is not None and \
+        why.acceptance_rate >= why.break_even_acceptance
+
+
+def _advice(result: Any, why: Why) -> str:
+    """What to try (or why nothing needs trying), as one clause."""
+    shared_cpu = result.mode == "concurrent" and not str(result.device).startswith("cuda")
     if result.speedup >= 1.05 and not result.errors:
-        return f"it paid: {result.speedup:.2f}\u00d7 {'faster' if result.mode == 'sequential' else 'in this race'}"
-    skipped = f"the cost-aware policy drafted in only {len(a.rounds) - a.skipped_rounds} of {len(a.rounds)} rounds" \
-        if a.draft_policy == "cost-aware" and a.skipped_rounds else ""
-    lower = f", or {why.best_constant_gamma} draft tokens" if why.best_constant_gamma and why.gamma and \
-        why.best_constant_gamma < why.gamma else ""
+        where = "faster" if result.mode == "sequential" else "faster in this concurrent race"
+        return f"It paid: {result.speedup:.2f}\u00d7 {where}."
+    if _drafting_paid(why):
+        if shared_cpu:
+            return ("Drafting pays at this acceptance, but this concurrent race shares the CPU between the two sides: "
+                    "press Measure fairly for the real figure.")
+        return (f"Drafting itself paid; the rest of each round (other: {why.other_seconds:.2f} s) ate the gain: more "
+                "tokens per round, or a GPU, shift the balance.")
     if why.break_even_acceptance is None and why.cost_ratio is not None:
-        tip = "drafting costs nearly a full target step here: use a much smaller drafter or prompt lookup"
-    elif result.method == "prompt-lookup":
-        tip = "this answer does not copy the prompt: try a summary or a code edit, whose answer reuses its words" + \
-            (f", or {why.best_constant_gamma} lookup tokens" if lower else "")
+        return "Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup."
+    lower = f" or {why.best_constant_gamma} draft tokens" if why.best_constant_gamma and why.gamma and \
+        why.best_constant_gamma < why.gamma else ""
+    if result.method == "prompt-lookup":
+        tip = ("This answer does not copy the prompt: prompt lookup pays on answers that reuse the prompt's words "
+               "(a code edit, a typo fix, a quoting summary)" + lower.replace(" draft", " lookup") + ".")
     else:
-        tip = "the drafter often disagrees with the target: use a drafter of the same family trained on similar text" + lower
-    return "; ".join(x for x in (skipped, tip) if x)
+        tip = f"The drafter often disagrees with the target: try a drafter of the same family{lower}."
+    a = result.assisted
+    if a.draft_policy == "cost-aware" and a.skipped_rounds:
+        tip += (f" The cost-aware schedule drafted in only {len(a.rounds) - a.skipped_rounds} of {len(a.rounds)} "
+                "rounds, which kept the loss small.")
+    return tip
 
 
 def verdict(result: Any, why: Why, knobs: dict[str, Any]) -> str:
-    """One or two sentences: what happened, and what to try."""
-    advice = _advice(result, why, knobs)
-    return f"{_what_happened(result, why)}: {advice}." if advice else f"{_what_happened(result, why)}."
+    """Two or three sentences: what happened (acceptance against the break-even on this hardware), then what to
+    try."""
+    return f"{_what_happened(result, why)}. {_advice(result, why)}"
