@@ -78,8 +78,6 @@ def print_human(result: RaceResult, out=None) -> None:
     out.write(f"{paint('baseline', 'bold')}\n{result.baseline.text}\n\n")
     out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in STATUSES)})\n")
     out.write("".join(paint(t.text, t.status) for t in result.assisted.tokens) + "\n\n")
-    for side, err in result.errors.items():
-        out.write(f"{side} error: {err}\n")
     out.write(stats_line(result) + "\n")
 
 
@@ -89,9 +87,14 @@ def run(args: argparse.Namespace) -> int:
 
     request = request_from_args(args)
     setup = prepare(request.preset, request.prompt, progress=progress_logger)
-    result = Race(setup, sequential=args.sequential, seed=request.seed).run()
+    race = Race(setup, sequential=args.sequential, seed=request.seed)
+    try:
+        # a failed side makes the whole race an error: exit 2, one line, nothing on stdout (docs/DESIGN.md §4)
+        result = race.run().raise_if_failed()
+    finally:
+        race.stop()  # no-op after a normal end; Ctrl-C ends both workers after their current forward pass
     if args.json:
         sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:
         print_human(result)
-    return 1 if result.errors else 0
+    return 0
