@@ -27,7 +27,7 @@ from app.ui.page import build_app
 from app.ui.race import api
 
 from conftest import ROOT
-from test_ui_api import free_port
+from fuzzing import free_port, raw_json_client
 
 PROMPT = "The cat likes the dog and the dog likes the cat"
 OUR_THREADS = ("race-", "api-")
@@ -55,7 +55,8 @@ def remote():
     """A client of a server launched as a share link is: hub ids only, a small token cap."""
     app, url = launch(UIConfig(port=free_port(), max_new_tokens_cap=16))
     try:
-        yield gradio_client.Client(url, verbose=False)
+        with raw_json_client():  # lone surrogates and NaN reach the server, as from a raw HTTP client
+            yield gradio_client.Client(url, verbose=False)
     finally:
         app.demo.close()
 

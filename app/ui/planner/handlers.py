@@ -29,6 +29,7 @@ from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
 from ...planner.memory import DTYPE_BYTES
 from ...planner.plan import PlanOptions, plan_from_numbers
 from ...planner.report import plan_to_csv
+from ...planner.theory import MAX_C
 from ...race.methods import get_method
 from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
@@ -145,7 +146,7 @@ def calculator(alpha: Any, c: Any, options: PlanOptions) -> dict:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
     if alpha is None or c is None or alpha == "" or c == "":
         raise ArenaError("Enter both alpha (acceptance rate, 0-1) and c (draft step / target step, above 0).")
-    plan = plan_from_numbers(_number(alpha, "alpha", 0.0, maximum=1.0), _number(c, "c", 0.0, maximum=1e6), options)
+    plan = plan_from_numbers(_number(alpha, "alpha", 0.0, maximum=1.0), _number(c, "c", 0.0, maximum=MAX_C), options)
     plan["notes"] = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
                      "token is accepted independently with probability alpha."]
     return plan
