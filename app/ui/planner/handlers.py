@@ -146,7 +146,7 @@ def calculator(alpha: Any, c: Any, options: PlanOptions) -> dict:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
     if alpha is None or c is None or alpha == "" or c == "":
         raise ArenaError("Enter both alpha (acceptance rate, 0-1) and c (draft step / target step, above 0).")
-    plan = plan_from_numbers(_number(alpha, "alpha", 0.0, maximum=1.0), _number(c, "c", 0.0, maximum=MAX_C), options)
+    plan = plan_from_numbers(_number(alpha, "alpha", 0.0), _number(c, "c", 0.0, maximum=MAX_C), options)
     plan["notes"] = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
                      "token is accepted independently with probability alpha."]
     return plan
