@@ -22,6 +22,7 @@ from ..core.knobs import FLAG
 from ..core.presets import METHOD_IDS, Preset, get_preset
 from ..core.requests import PROMPT_SEPARATOR, apply_overrides, read_text_file, split_prompts
 from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
+from ..planner.theory import MAX_C
 from ..planner.memory import DTYPE_BYTES
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
                               predicted_text, saving_text)
@@ -90,7 +91,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise ArenaError("Give both --alpha and --c for the calculator (or neither, to measure them).")
     if args.alpha is not None:
         need(math.isfinite(args.alpha) and 0.0 <= args.alpha <= 1.0, f"--alpha must be between 0 and 1; got {args.alpha}.")
-        need(math.isfinite(args.c) and args.c > 0, f"--c must be a cost ratio above 0 (draft step / target step); got {args.c}.")
+        need(math.isfinite(args.c) and 0 < args.c <= MAX_C,
+             f"--c must be a cost ratio above 0 and at most {MAX_C:g} (draft step / target step); got {args.c}.")
     if args.speedup is not None:
         need(math.isfinite(args.speedup) and args.speedup > 0, f"--speedup must be above 0; got {args.speedup}.")
     need(args.repeats >= 1 and args.steps >= 1, "--repeats and --steps must be at least 1.")

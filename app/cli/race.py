@@ -83,8 +83,6 @@ def print_human(result: RaceResult, out=None) -> None:
     out.write(f"{paint('baseline', 'bold')}\n{result.baseline.text}\n\n")
     out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in STATUSES)})\n")
     out.write("".join(paint(t.text, t.status) for t in result.assisted.tokens) + "\n\n")
-    for side, err in result.errors.items():
-        out.write(f"{side} error: {err}\n")
     out.write(stats_line(result) + "\n")
     if result.why is not None:
         out.write(f"why: {result.why.verdict}\n")
@@ -119,16 +117,18 @@ def run(args: argparse.Namespace) -> int:
         request, tuning = tuned(request)
     setup = prepare(request.preset, request.prompt, progress=progress_logger)
     race = Race(setup, sequential=args.sequential, seed=request.seed)
-    result = race.run()
-    if args.save_trace is not None and not result.errors:
+    try:
+        # a failed side makes the whole race an error: exit 2, one line, nothing on stdout (docs/DESIGN.md §4)
+        result = race.run().raise_if_failed()
+    finally:
+        race.stop()  # no-op after a normal end; Ctrl-C ends both workers after their current forward pass
+    if args.save_trace is not None:
         from ..replay.trace import build_trace, save_trace
 
         save_trace(build_trace(request, race, result), args.save_trace)
-    elif args.save_trace is not None:
-        sys.stderr.write(f"no trace written to {args.save_trace}: the race failed\n")
     if args.json:
         out = result.to_dict() | ({"tuned": tuning} if tuning else {})
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
         print_human(result)
-    return 1 if result.errors else 0
+    return 0

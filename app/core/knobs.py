@@ -28,6 +28,24 @@ SCHEDULES = (COST_AWARE, *TRANSFORMERS_SCHEDULES)
 MAX_SEED = 2 ** 63 - 1
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """`value` for an error message: repr (control characters escaped), at most `limit` characters.
+
+    Huge whole numbers are described by their digit count (formatting them as floats overflows).
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
+        return f"a whole number with {len(str(abs(value))) if abs(value) < 10 ** 4000 else 'thousands of'} digits"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 15]}... ({len(str(value))} characters)"
+
+
+def _num(x: float) -> str:
+    """A bound or value in a message: whole numbers exactly, others as %g."""
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 2 ** 63):
+        return shown(int(x))
+    return f"{x:g}"
+
+
 @dataclass(frozen=True)
 class Origin:
     """Where a value came from, for error messages.
@@ -93,10 +111,10 @@ class Knob:
             return f"one of {', '.join(self.choices)}"
         if self.kind == "int" and not (self.low_open or self.high_open):
             if self.high is None:
-                return f"at least {self.low:g}"
-            return f"between {self.low:g} and {self.high:g}"
+                return f"at least {_num(self.low)}"
+            return f"between {_num(self.low)} and {_num(self.high)}"
         left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-        return f"in {left}{self.low:g}, {self.high:g}{right}"
+        return f"in {left}{_num(self.low)}, {_num(self.high)}{right}"
 
     def _in_bounds(self, value: float) -> bool:
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
@@ -107,18 +125,18 @@ class Knob:
         """`value` as this knob's type (numbers given as text are parsed); an error names `origin`."""
         if self.kind == "choice":
             if not isinstance(value, str):
-                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {value!r}")
+                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {shown(value)}")
             return value.strip()
         if isinstance(value, bool):
-            raise origin.blame(self.name, f"must be a number, got {value!r}")
+            raise origin.blame(self.name, f"must be a number, got {shown(value)}")
         if self.kind == "int":
             return self._whole(value, origin)
         try:
             out = float(value.strip() if isinstance(value, str) else value)
         except (TypeError, ValueError, OverflowError):
-            raise origin.blame(self.name, f"must be a number, got {value!r}") from None
+            raise origin.blame(self.name, f"must be a number, got {shown(value)}") from None
         if not math.isfinite(out):
-            raise origin.blame(self.name, f"must be a finite number, got {value!r}")
+            raise origin.blame(self.name, f"must be a finite number, got {shown(value)}")
         return out
 
     def _whole(self, value: Any, origin: Origin) -> int:
@@ -126,9 +144,12 @@ class Knob:
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value.strip()) <= 40:
-            return int(value.strip())
-        raise origin.blame(self.name, f"must be a whole number, got {value!r}")
+        if isinstance(value, str) and len(value.strip()) <= 1000:  # int() of longer text is slow (quadratic)
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+        raise origin.blame(self.name, f"must be a whole number, got {shown(value)}")
 
     def check(self, value: Any, origin: Origin) -> Any:
         """The coerced, range-checked value (None passes: 'not set')."""
@@ -137,11 +158,11 @@ class Knob:
         out = self.coerce(value, origin)
         if self.kind == "choice":
             if out not in self.choices:
-                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {out!r}")
+                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {shown(out)}")
             return out
         if not self._in_bounds(out):
             hint = f" {self.hint}" if self.hint else ""
-            raise origin.blame(self.name, f"must be {self.bounds_text()}{hint}; got {out:g}")
+            raise origin.blame(self.name, f"must be {self.bounds_text()}{hint}; got {_num(out)}")
         return out
 
     def parse_flag(self, text: str) -> Any:

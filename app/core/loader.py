@@ -19,7 +19,7 @@ from typing import Any, Callable
 import torch
 
 from .errors import ArenaError
-from .sources import Source, converted_folder, hub_reachable, resolve
+from .sources import Source, converted_folder, hub_reachable, resolve, unknown_model
 from .tokenizers import TokenizerPool
 
 log = logging.getLogger(__name__)
@@ -72,17 +72,9 @@ class LoadedModel:
 
 
 def _hub_error(spec: str, exc: Exception) -> ArenaError:
-    from .presets import load_presets
-
-    try:
-        offline = [p.id for p in load_presets().values() if p.runs_offline]
-    except ArenaError:
-        offline = []
-    return ArenaError(
-        f"Could not load '{spec}': it is not an installed package model or local folder, and the "
-        f"Hugging Face hub could not provide it (no network access, or the id is misspelled: "
-        f"{type(exc).__name__}). Offline presets that run here: {', '.join(offline) or 'none'}."
-    )
+    # One message for every unknown id (sources.unknown_model); the cause goes to the log only.
+    log.info("could not load %r from the hub: %s", spec, type(exc).__name__)
+    return unknown_model(spec)
 
 
 def _quantization_config(kind: str, device: str):

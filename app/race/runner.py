@@ -146,9 +146,11 @@ class Race:
         try:
             self._warm_up()
         except BaseException as exc:
-            log.exception("warm-up failed")
+            message, expected = describe_error(exc, self.setup)
+            if not expected:  # an expected failure is one line for the user, not a traceback (docs/DESIGN.md §4)
+                log.exception("warm-up failed")
             for side in SIDES:
-                self.events_queue.put(ErrorEvent(side, describe_error(exc, self.setup)[0]))
+                self.events_queue.put(ErrorEvent(side, message))
                 self.events_queue.put(DoneEvent(side, 0.0, self.stop_event.is_set()))
             return
         for side in SIDES:

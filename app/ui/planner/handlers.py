@@ -21,16 +21,19 @@ from typing import Any, Iterator, Optional
 import gradio as gr
 
 from ...core.errors import ArenaError
+from ...core.knobs import REQUEST, shown
 from ...core.presets import Preset, get_preset, load_presets
-from ...core.requests import apply_overrides, split_prompts
+from ...core.requests import apply_overrides, check_preset_id, check_prompt_text, split_prompts
 from ...core.sources import resolve
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
 from ...planner.memory import DTYPE_BYTES
 from ...planner.plan import PlanOptions, plan_from_numbers
 from ...planner.report import plan_to_csv
+from ...planner.theory import MAX_C
 from ...race.methods import get_method
 from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
+from ..keepalive import in_background
 from ..streaming import run_streaming
 from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
                      table_html)
@@ -39,6 +42,8 @@ log = logging.getLogger("app.ui")
 
 DEFAULT_PLAN_PRESET = "offline-uad"
 MAX_PROMPTS = 8
+MAX_GPUS = 20  # GPU prices in one request
+MAX_PRICE = 1_000_000  # dollars per hour
 TICK = 0.5  # seconds between two progress frames while measuring
 _EXPORT_DIR: Optional[Path] = None
 
@@ -79,38 +84,52 @@ def export_plan(plan: dict) -> tuple:
 
 def parse_prices(text: Optional[str]) -> tuple:
     """GPU prices, one 'NAME=DOLLARS_PER_HOUR' a line (or ';'-separated); empty: the article's defaults."""
+    if text is not None and not isinstance(text, str):
+        raise ArenaError(f"GPU prices must be text, one NAME=DOLLARS_PER_HOUR a line; got {shown(text)}.")
     items = [x.strip() for x in re.split(r"[\n;]", text or "") if x.strip()]
-    return tuple(parse_gpu_price(x) for x in items) if items else DEFAULT_GPUS
+    if len(items) > MAX_GPUS:
+        raise ArenaError(f"{len(items)} GPU prices: give at most {MAX_GPUS}.")
+    prices = tuple(parse_gpu_price(x) for x in items)
+    for gpu in prices:
+        if gpu.dollars_per_hour > MAX_PRICE or len(gpu.name) > 60:
+            raise ArenaError(f"A GPU price must be at most ${MAX_PRICE:,}/h with a name of at most 60 characters; "
+                             f"got {shown(gpu.name)}={gpu.dollars_per_hour:g}.")
+    return prices or DEFAULT_GPUS
 
 
 def default_prices() -> str:
     return "\n".join(f"{g.name}={g.dollars_per_hour:g}" for g in DEFAULT_GPUS)
 
 
-def _number(value: Any, name: str, minimum: float, whole: bool = False) -> float:
+def _number(value: Any, name: str, minimum: float, whole: bool = False, maximum: float = math.inf) -> float:
+    """`value` (a number or its text) within [minimum, maximum]; ArenaError naming `name` otherwise."""
     try:
+        if isinstance(value, bool) or (isinstance(value, str) and len(value) > 100):
+            raise ValueError(value)
         x = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ArenaError(f"{name} must be a number; got {value!r}.") from None
-    if not math.isfinite(x) or x < minimum or (whole and x != int(x)):
+        raise ArenaError(f"{name} must be a number; got {shown(value)}.") from None
+    if not math.isfinite(x) or not minimum <= x <= maximum or (whole and x != int(x)):
         kind = "a whole number" if whole else "a number"
-        raise ArenaError(f"{name} must be {kind} of at least {minimum:g}; got {value}.")
+        upper = f" and at most {maximum:g}" if math.isfinite(maximum) else ""
+        raise ArenaError(f"{name} must be {kind} of at least {minimum:g}{upper}; got {shown(value)}.")
     return int(x) if whole else x
 
 
 def plan_options(gpu_memory: Any, context: Any, dtype: Any, prices: Any, hours: Any,
                  max_new_tokens: Any = None, cap: int = 512) -> PlanOptions:
     """PlanOptions from the tab's inputs; ArenaError with a plain sentence for a bad value."""
-    if dtype not in DTYPE_BYTES:
-        raise ArenaError(f"dtype must be one of {', '.join(DTYPE_BYTES)}; got {dtype!r}.")
+    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
+        raise ArenaError(f"dtype must be one of {', '.join(DTYPE_BYTES)}; got {shown(dtype)}.")
     n = None
     if max_new_tokens is not None:
         n = _number(max_new_tokens, "Max new tokens", 1, whole=True)
         if n > cap:
             raise ArenaError(f"Max new tokens {n} is above this server's cap of {cap}.")
-    return PlanOptions(dtype=dtype, context_tokens=_number(context, "Context length", 1, whole=True),
-                       gpu_memory_gb=_number(gpu_memory, "GPU memory (GB)", 0.001), gpus=parse_prices(prices),
-                       hours_per_month=_number(hours, "Hours per month", 0.001), max_new_tokens=n)
+    return PlanOptions(dtype=dtype, context_tokens=_number(context, "Context length", 1, whole=True, maximum=1e8),
+                       gpu_memory_gb=_number(gpu_memory, "GPU memory (GB)", 0.001, maximum=1e6),
+                       gpus=parse_prices(prices), hours_per_month=_number(hours, "Hours per month", 0.001, maximum=744),
+                       max_new_tokens=n)
 
 
 def read_prompts(text: Optional[str], preset: Preset) -> list:
@@ -127,7 +146,7 @@ def calculator(alpha: Any, c: Any, options: PlanOptions) -> dict:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
     if alpha is None or c is None or alpha == "" or c == "":
         raise ArenaError("Enter both alpha (acceptance rate, 0-1) and c (draft step / target step, above 0).")
-    plan = plan_from_numbers(_number(alpha, "alpha", 0.0), _number(c, "c", 0.0), options)
+    plan = plan_from_numbers(_number(alpha, "alpha", 0.0), _number(c, "c", 0.0, maximum=MAX_C), options)
     plan["notes"] = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
                      "token is accepted independently with probability alpha."]
     return plan
@@ -257,8 +276,12 @@ class PlannerHandlers:
 
     # ----- API ----------------------------------------------------------------------------------
     def make_endpoint(self):
-        """A typed function for ``gr.api(api_name="plan")``: the calculator when alpha and c are given."""
-        config, handlers = self.config, self
+        """A typed function for ``gr.api(api_name="plan")``: the calculator when alpha and c are given.
+
+        A generator (see :mod:`app.ui.keepalive`): a measurement runs in a thread, and a cancelled job or a lost
+        client stops it at its next step, as Stop does on the page.
+        """
+        handlers = self
 
         def plan(preset: str = DEFAULT_PLAN_PRESET, prompts: str = "", alpha: Optional[float] = None,
                  c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
@@ -266,17 +289,35 @@ class PlannerHandlers:
                  gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
             """The planner: alpha/c/best gamma/memory/cost as one dict (the CLI's `plan --json`). With alpha and c:
             the calculator (instant); otherwise measures on the preset's models (prompts: one per line)."""
-            from ...planner.plan import plan_for_preset
-
             try:
                 if alpha is not None or c is not None:
-                    return calculator(alpha, c, plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
-                                                             hours_per_month))
-                options = plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month,
-                                       max_new_tokens, config.max_new_tokens_cap)
-                p = handlers.preset_for(preset, target, assistant)
-                return plan_for_preset(p, read_prompts(prompts, p), options, lambda m: log.info("%s", m))
+                    yield calculator(alpha, c, plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
+                                                            hours_per_month))
+                    return
+                yield (yield from handlers.api_measure(preset, prompts, max_new_tokens, target, assistant,
+                                                       plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
+                                                                    hours_per_month, max_new_tokens,
+                                                                    handlers.config.max_new_tokens_cap)))
             except ArenaError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
 
         return plan
+
+    def api_measure(self, preset_id: Any, prompts: Any, max_new_tokens: Any, target: Any, assistant: Any,
+                    options: PlanOptions) -> Iterator[None]:
+        """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step."""
+        from ...planner.plan import plan_for_preset
+
+        preset = self.preset_for(check_preset_id(preset_id), target, assistant)
+        prompt_list = read_prompts(check_prompt_text(prompts, REQUEST) or "", preset)
+        cancel = threading.Event()
+
+        def progress(message: str) -> None:
+            if cancel.is_set():
+                raise PlanCancelled()
+            log.info("%s", message)
+
+        try:
+            return (yield from in_background(lambda: plan_for_preset(preset, prompt_list, options, progress), "api-plan"))
+        finally:
+            cancel.set()  # a cancelled job or a lost client: the worker stops at its next step

@@ -3,14 +3,21 @@
 Each returns the same dict as ``python -m app race --json`` through the same engine path
 (``prepare`` then ``Race(...).run()``). The parameters are generated from the knob table, so the
 API takes exactly the knobs (and bounds) the CLI and the page take; a parameter left as None keeps
-the preset's value, like an absent CLI flag.
+the preset's value, like an absent CLI flag. A failed side makes the whole call an error (docs/DESIGN.md §4).
+
+Cancel means stop: the endpoints are generators that run the work in a thread through
+:func:`app.ui.keepalive.in_background`, yielding None while it runs, so gradio can close them when the
+job is cancelled or its client disconnects; ``finally`` then stops the race: both generate() threads
+end after their current forward pass, as with Stop on the page.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from typing import Any, Callable, Optional
+import threading
+import time
+from typing import Any, Callable, Iterator, Optional
 
 import gradio as gr
 
@@ -20,6 +27,7 @@ from ...core.requests import build_request
 from ...race.prepare import prepare
 from ...race.runner import Race
 from ..config import DEFAULT_PRESET, UIConfig
+from ..keepalive import in_background
 
 log = logging.getLogger("app.ui")
 
@@ -37,29 +45,52 @@ def parameters() -> list[inspect.Parameter]:
     return [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d, annotation=t) for n, t, d in params]
 
 
-def run_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> dict:
-    """Prepare and run one race to the end; ArenaError becomes a clean gr.Error for the client."""
+def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Iterator[dict | None]:
+    """Prepare and run one race, yielding None while it runs and then the result dict.
+
+    ArenaError (a bad input, or a side that failed) becomes a clean gr.Error for the client. Closing the
+    generator early (GeneratorExit: a cancelled job or a lost client) stops the race in ``finally``.
+    """
+    race = None
     try:
         changes = {k: v for k, v in values.items() if v is not None and k not in ("preset", "prompt", "seed")}
         request = build_request(values["preset"], values["prompt"], changes, values["seed"], REQUEST)
-        setup = prepare(request.preset, request.prompt, limits=config.limits, progress=lambda m: log.info("%s", m))
+        setup = yield from in_background(
+            lambda: prepare(request.preset, request.prompt, limits=config.limits, progress=lambda m: log.info("%s", m)),
+            "api-prepare")
         race = Race(setup, sequential=sequential, seed=request.seed)
-        try:
-            return race.run().to_dict()
-        finally:
-            race.stop()  # no-op after a normal end; ends the workers if run() was interrupted
+        result = yield from in_background(race.run, "api-race")
+        yield result.raise_if_failed().to_dict()
     except ArenaError as exc:
         raise gr.Error(str(exc), print_exception=False) from None
+    finally:
+        if race is not None and not all(r.done for r in race.records.values()):
+            race.stop()  # cancelled or disconnected: both workers end after their current forward pass
+            _reap(race)
 
 
-def make_endpoint(config: UIConfig, sequential: bool) -> Callable[..., dict]:
+def _reap(race: Race) -> None:
+    """Log when a stopped race's workers have ended (waits in a thread: ``finally`` runs on gradio's event loop)."""
+    def wait() -> None:
+        start = time.perf_counter()
+        ended = race.join(60)
+        log.info("API race stopped (job cancelled or client gone): workers %s after %.2f s",
+                 "ended" if ended else "STILL RUNNING", time.perf_counter() - start)
+
+    threading.Thread(target=wait, name="api-reaper", daemon=True).start()
+
+
+def make_endpoint(config: UIConfig, sequential: bool) -> Callable[..., Iterator[dict | None]]:
     """A typed function for ``gr.api`` that races (sequential=False) or measures (True)."""
     signature = inspect.Signature(parameters(), return_annotation=dict)
 
-    def endpoint(*args: Any, **kwargs: Any) -> dict:
-        bound = signature.bind(*args, **kwargs)
+    def endpoint(*args: Any, **kwargs: Any) -> Iterator[dict | None]:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:  # a raw HTTP client sent more or other parameters than the signature has
+            raise gr.Error(f"request: {exc}", print_exception=False) from None
         bound.apply_defaults()
-        return run_api(config, sequential, dict(bound.arguments))
+        yield from stream_api(config, sequential, dict(bound.arguments))
 
     endpoint.__signature__ = signature  # type: ignore[attr-defined]
     endpoint.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": dict}
