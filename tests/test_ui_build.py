@@ -103,6 +103,13 @@ def test_named_api_endpoints_exist(built):
     assert not any(f"/{name}" in info["named_endpoints"] for name in ui_only), sorted(info["named_endpoints"])
 
 
+def test_a_small_token_cap_builds_and_a_tiny_one_is_refused():
+    for cap in ("8", "9", "16"):
+        build_app(parse_args(["--max-new-tokens-cap", cap]))  # the sliders fit inside the cap
+    with pytest.raises(SystemExit):
+        parse_args(["--max-new-tokens-cap", "7"])
+
+
 def test_concurrency_flag_and_cli_parse():
     cfg = parse_args(["--port", "7999", "--concurrency-limit", "3", "--allow-local-models", "--max-new-tokens-cap", "64"])
     assert (cfg.port, cfg.generation_concurrency(), cfg.allow_local_models, cfg.share) == (7999, 3, True, False)

@@ -61,14 +61,24 @@ class UIConfig:
         return 2 if has_gpu() else 1
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+#: The smallest --max-new-tokens-cap: a fair measurement warms up with 8 tokens a side, and the sliders need room.
+MIN_TOKENS_CAP = 8
+
+
+def _at_least(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+_positive = _at_least(1)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,8 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="accept local folders as target/assistant ids (hub ids only without it)")
     parser.add_argument("--trust-remote-code", action="store_true",
                         help="let models run code from their repository (off by default)")
-    parser.add_argument("--max-new-tokens-cap", type=_positive, default=512,
-                        help="the most new tokens one request may ask for (default 512)")
+    parser.add_argument("--max-new-tokens-cap", type=_at_least(MIN_TOKENS_CAP), default=512,
+                        help=f"the most new tokens one request may ask for (default 512, at least {MIN_TOKENS_CAP})")
     parser.add_argument("--max-prompt-tokens", type=_positive, default=4096,
                         help="the longest prompt accepted, in tokens (default 4096)")
     parser.add_argument("--concurrency-limit", type=_positive, default=None,

@@ -79,7 +79,7 @@ class BenchTab:
             u.limit = gr.Slider(1, 20, value=2, step=1, label="Prompts per category", elem_id="bench-limit")
             u.repeats = gr.Slider(1, 5, value=1, step=1, label="Repeats", elem_id="bench-repeats")
         cap = self.config.max_new_tokens_cap
-        u.max_new_tokens = gr.Slider(8, cap, value=min(32, cap), step=1, label="Max new tokens per race",
+        u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1, label="Max new tokens per race",
                                      elem_id="bench-max-new-tokens")
         with gr.Row():
             u.run = gr.Button("\u25b6  Run benchmark", variant="primary", elem_id="bench-run-btn", scale=3)

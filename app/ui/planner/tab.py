@@ -90,7 +90,7 @@ class PlannerTab:
             u.prompts = gr.Textbox(prompt_text(self.start), lines=3, max_lines=8, label="Prompts (one per line)",
                                    elem_id="plan-prompts", info=f"empty: the preset's examples; at most {MAX_PROMPTS}")
             cap = min(128, self.config.max_new_tokens_cap)
-            u.max_new_tokens = gr.Slider(8, cap, value=min(32, cap), step=1, label="Max new tokens per prompt",
+            u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1, label="Max new tokens per prompt",
                                          elem_id="plan-max-new-tokens")
             with gr.Row():
                 u.measure = gr.Button("\u25b6  Measure and plan", variant="primary", elem_id="plan-measure-btn", scale=3)
