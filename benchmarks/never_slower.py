@@ -3,10 +3,11 @@ drafting policy was not tuned on (the built-in suite's "test" split), plus the d
 the concurrent race against the sequential figure, and where to find the tracing overhead.
 
     python -m benchmarks.never_slower [--presets offline-prompt-lookup,offline-uad,offline-early-exit]
-                                      [--split test] [--max-new-tokens 96] [--skip-concurrent]
+                                      [--split test] [--max-new-tokens 96] [--repeats 3] [--skip-concurrent]
 
 Prints, per preset and category, the median and the lowest speedup over the prompts, then each target with
-PASS/MISS. Speedups are assisted tokens/s over baseline tokens/s of one sequential race (warm-up first).
+PASS/MISS. A prompt's speedup is the median over `--repeats` sequential races (each warms up first) of
+assisted tokens/s over baseline tokens/s: on a shared virtual machine one race alone varies by +-15 %.
 Run it on a quiet machine: other processes on the cores distort every figure. The tracing overhead is
 measured by ``python -m benchmarks.overhead``.
 """
@@ -36,10 +37,17 @@ def race(preset_id: str, prompt: str, max_new_tokens: int, sequential: bool = Tr
     return result
 
 
-def by_category(preset_id: str, rows: list[dict], max_new_tokens: int) -> dict[str, list[float]]:
+def median_race(preset_id: str, prompt: str, max_new_tokens: int, repeats: int, sequential: bool = True):
+    """The race with the median speedup of `repeats` races."""
+    results = sorted((race(preset_id, prompt, max_new_tokens, sequential) for _ in range(repeats)),
+                     key=lambda r: r.speedup)
+    return results[len(results) // 2]
+
+
+def by_category(preset_id: str, rows: list[dict], max_new_tokens: int, repeats: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for row in rows:
-        result = race(preset_id, row["prompt"], max_new_tokens)
+        result = median_race(preset_id, row["prompt"], max_new_tokens, repeats)
         out.setdefault(row["category"], []).append(result.speedup)
         a = result.assisted
         print(f"  {row['id']:<8} {row['category']:<14} {result.speedup:5.2f}x  identical={result.identical}  "
@@ -69,9 +77,13 @@ def report(preset_id: str, cells: dict[str, list[float]]) -> list[bool]:
     return [check(f"{preset_id} {c} median >= 0.9x", m >= 0.9, f"{m:.2f}x") for c, m in med.items()]
 
 
-def concurrent_vs_sequential(preset_id: str, prompt: str, max_new_tokens: int) -> bool:
-    seq = race(preset_id, prompt, max_new_tokens, sequential=True).speedup
-    con = race(preset_id, prompt, max_new_tokens, sequential=False)
+def concurrent_vs_sequential(preset_id: str, prompt: str, max_new_tokens: int, repeats: int) -> bool:
+    seqs, cons = [], []
+    for _ in range(repeats):  # interleaved, so slow and fast spells of the machine fall on both
+        seqs.append(race(preset_id, prompt, max_new_tokens, sequential=True).speedup)
+        cons.append(race(preset_id, prompt, max_new_tokens, sequential=False))
+    seq = statistics.median(seqs)
+    con = sorted(cons, key=lambda r: r.speedup)[len(cons) // 2]
     ratio = con.speedup / seq if seq else 0.0
     return check("concurrent race within 20 % of the sequential speedup", 0.8 <= ratio <= 1.2,
                  f"concurrent {con.speedup:.2f}x ({con.threads} threads per side) vs sequential {seq:.2f}x "
@@ -84,6 +96,7 @@ def main() -> None:
     ap.add_argument("--split", default="test", choices=("tune", "test", "all"))
     ap.add_argument("--suite", type=Path, default=SUITE)
     ap.add_argument("--max-new-tokens", type=int, default=96)
+    ap.add_argument("--repeats", type=int, default=3, help="races per prompt (the median counts)")
     ap.add_argument("--skip-concurrent", action="store_true")
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.suite.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -91,12 +104,14 @@ def main() -> None:
     outcomes = []
     for preset_id in args.presets.split(","):
         print(f"\n{preset_id} on {len(rows)} prompts ({args.split} split), {args.max_new_tokens} new tokens:")
-        outcomes += report(preset_id, by_category(preset_id, rows, args.max_new_tokens))
+        outcomes += report(preset_id, by_category(preset_id, rows, args.max_new_tokens, args.repeats))
     first = get_preset("offline-prompt-lookup").example_prompts[0]
-    speedup = race("offline-prompt-lookup", first, args.max_new_tokens).speedup
-    outcomes.append(check("default preset's first example >= 1.5x sequential", speedup >= 1.5, f"{speedup:.2f}x"))
+    speedup = median_race("offline-prompt-lookup", first, args.max_new_tokens, max(5, args.repeats)).speedup
+    outcomes.append(check("default preset's first example >= 1.5x sequential (median of 5)", speedup >= 1.5,
+                          f"{speedup:.2f}x"))
     if not args.skip_concurrent:
-        outcomes.append(concurrent_vs_sequential("offline-prompt-lookup", first, args.max_new_tokens))
+        outcomes.append(concurrent_vs_sequential("offline-prompt-lookup", first, args.max_new_tokens,
+                                                 max(5, args.repeats)))
     print(f"\n{sum(outcomes)} of {len(outcomes)} targets met (tracing overhead: python -m benchmarks.overhead)")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.race.drafting import FIRST_BACKOFF, MAX_BACKOFF, CostAwarePolicy
+from app.race.drafting import HOPELESS_BACKOFF, MAX_BACKOFF, CostAwarePolicy
 
 STEP = 0.05
 
@@ -38,9 +38,16 @@ def test_nothing_is_drafted_when_drafts_are_always_rejected_but_probes_continue(
 
 def test_a_drafter_as_slow_as_the_target_never_pays():
     policy = CostAwarePolicy(max_draft=8, step_seconds=STEP, slope=0.05, draft_per_token=STEP)
-    assert policy.best() == 0  # even at the prior acceptance of one half
-    chosen = run_rounds(policy, lambda k: k // 2, 100, draft_per_token=STEP)
-    assert sum(k > 0 for k in chosen) <= 100 // FIRST_BACKOFF + 2
+    assert policy.best() == 0 and policy.hopeless()  # not even fully accepted drafts would pay
+    chosen = run_rounds(policy, lambda k: k, 300, draft_per_token=STEP)
+    assert sum(k > 0 for k in chosen) <= 3, "probes must be rare once drafting is known not to pay"
+
+
+def test_an_expensive_probe_is_not_repeated_often():
+    policy = CostAwarePolicy(max_draft=8, step_seconds=STEP, slope=0.05, draft_per_token=0.2 * STEP)
+    assert not policy.hopeless()  # the prior says drafting might pay
+    chosen = run_rounds(policy, lambda k: k, 120, draft_per_token=1.5 * STEP)  # the drafter is really slow
+    assert sum(k > 0 for k in chosen) <= 6 and policy.backoff == HOPELESS_BACKOFF
 
 
 def test_free_drafts_on_a_gpu_like_curve_draft_long():
@@ -65,6 +72,7 @@ def test_lookup_keeps_a_prefix_of_the_proposal():
 
 def test_draft_costs_are_fitted_from_the_rounds():
     policy = CostAwarePolicy(max_draft=6, step_seconds=STEP, slope=0.0, draft_per_token=0.0)
+    policy.rounds_drafted = 2  # past the first drafting round, whose time also covers reading the prompt
     for k in (1, 2, 3, 4, 1, 2, 3, 4):
         policy.observe(k, k, 0.01 + 0.02 * k, STEP)
     assert policy.draft_cost.per_token == pytest.approx(0.02, rel=0.05)

@@ -116,7 +116,7 @@ def test_race_in_the_browser(server, browser, tmp_path):
     url, _ = server
     page = open_page(browser, url)
     choose_preset(page, PRESET)
-    page.locator("#examples .gallery-item").first.click()
+    page.locator('#examples [data-testid="dataset-cell-0-0"]').click()  # a two-column Dataset is a table
     from app.core.presets import get_preset
 
     expect(page.locator("#prompt textarea")).to_have_value(get_preset(PRESET).example_prompts[0])

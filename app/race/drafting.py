@@ -27,11 +27,15 @@ from .costs import VerifyCost, verify_cost
 log = logging.getLogger(__name__)
 #: Exponential forgetting of old rounds (per observation of the same state).
 DECAY = 0.9
-FIRST_BACKOFF, MAX_BACKOFF = 4, 32
+FIRST_BACKOFF, MAX_BACKOFF = 4, 64
+#: The back-off when even fully accepted drafts could not pay for their drafting time (a drafter as slow as the
+#: target): probe again only this rarely, in case the estimate was wrong.
+HOPELESS_BACKOFF = 256
 #: How many rounds' worth of evidence a position's prior (the previous position's estimate) counts for.
 PRIOR_WEIGHT = 1.0
-#: A position's prior is the previous position's estimate times this: deeper drafts are less likely to hold.
-CARRY = 0.85
+#: A position's prior is the previous position's estimate times this (1: as likely as the one before; lower values
+#: made copied runs ramp up too slowly when tuned on the built-in suite's "tune" split).
+CARRY = 1.0
 #: A draft length must beat plain decoding by this factor (estimates are noisy; a tie is not worth drafting).
 MARGIN = 1.02
 #: A round's outcome, which the next round's acceptance is conditioned on (acceptance comes in runs).
@@ -42,8 +46,7 @@ STATES = ("full", "part", "miss")
 class _Acceptance:
     """Decayed counts of tested and accepted drafts per position. Each position's estimate shrinks towards
     CARRY times the previous position's (the first towards 0.5) with the weight of PRIOR_WEIGHT rounds, so
-    positions not yet tested borrow from the ones before: after fully accepted rounds longer drafts are trusted,
-    a little less at each position."""
+    positions not yet tested borrow from the ones before: after fully accepted rounds longer drafts are trusted."""
 
     size: int
     tested: list[float] = field(default_factory=list)
@@ -111,8 +114,10 @@ class CostAwarePolicy:
         self.acceptance = {state: _Acceptance(self.max_draft) for state in STATES}
         self.draft_cost = _DraftCost(per_token=draft_per_token)
         self.state = "part"
-        self.skipped, self.backoff = 0, FIRST_BACKOFF
+        self.skipped, self.backoff, self.probing = 0, FIRST_BACKOFF, False
         self.rounds_drafted = self.rounds_skipped = 0
+        if self.hopeless():  # the prior already says drafting cannot pay: do not start with frequent probes
+            self.backoff = MAX_BACKOFF
 
     # ----- the model ------------------------------------------------------------------------------
     def speed(self, k: int, available: int | None = None) -> float:
@@ -124,6 +129,13 @@ class CostAwarePolicy:
             expected += run
         seconds = self.step * (1.0 + self.slope * k) + self.draft_cost.seconds(k)
         return (1.0 + expected) / seconds
+
+    def hopeless(self) -> bool:
+        """Even if every draft were accepted, no draft length would beat plain decoding: drafting costs too much."""
+        if self.drafts_first:
+            return False
+        return all((1 + k) / (self.step * (1.0 + self.slope * k) + self.draft_cost.seconds(k)) <= MARGIN / self.step
+                   for k in range(1, self.max_draft + 1))
 
     def best(self, available: int | None = None) -> int:
         """The k with the highest expected speed (0 when no draft beats plain decoding)."""
@@ -150,6 +162,9 @@ class CostAwarePolicy:
                 self.rounds_skipped += 1
                 return 0
             k = min(1 if not self.drafts_first else 2, available or self.max_draft, self.max_draft)  # a probe
+            self.probing = True
+        else:
+            self.backoff = FIRST_BACKOFF  # drafting pays again: the next dry spell starts probing early
         self.skipped = 0
         self.rounds_drafted += 1
         return k
@@ -161,14 +176,16 @@ class CostAwarePolicy:
             self.step = 0.8 * self.step + 0.2 * verify_seconds / (1.0 + self.slope * drafted)
         if drafted == 0:
             return
-        if not self.drafts_first:
+        if not self.drafts_first and self.rounds_drafted > 1:  # a drafter's first round also reads the whole prompt
             self.draft_cost.observe(drafted, draft_seconds)
         self.acceptance[self.state].observe(drafted, accepted)
-        if self.state == "miss" and accepted == 0:
-            self.backoff = min(self.backoff * 2, MAX_BACKOFF)
-        elif accepted > 0:
-            self.backoff = FIRST_BACKOFF
         self.state = "full" if accepted >= drafted else "part" if accepted > 0 else "miss"
+        if self.probing:  # a probe that leaves drafting unpaid waits twice as long before the next one
+            self.probing = False
+            if self.hopeless():
+                self.backoff = HOPELESS_BACKOFF
+            else:
+                self.backoff = FIRST_BACKOFF if self.best() > 0 else min(self.backoff * 2, MAX_BACKOFF)
 
 
 def _draft_share_prior(setup: Any) -> float:
