@@ -19,21 +19,26 @@ from app.core.requests import build_request
 from app.replay.gallery import GALLERY_DIR, Entry, entry_for, load_gallery, write_index
 from app.replay.trace import build_trace, load_trace, save_trace
 
-#: (preset, intended role, title, prompt): prompts chosen to make each method win or lose.
+#: (preset, intended role, title, prompt, knob overrides): prompts chosen to make each method win or lose. On a CPU
+#: the offline early-exit and UAD drafts cost about as much as a target step, so nothing makes them win: their
+#: "win" race is recorded as shipped (the cost-aware schedule stops drafting and runs near plain speed) and their
+#: "lose" race with transformers' constant schedule, which drafts every round and shows what that costs.
+CONSTANT = {"num_assistant_tokens_schedule": "constant"}
 RACES = [
     ("offline-prompt-lookup", "win", "Prompt lookup: an answer that copies the prompt's list",
-     "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig."),
-    ("offline-prompt-lookup", "lose", "Prompt lookup: an explanation, nothing to copy",
-     "Explain in three sentences why the sky is blue."),
-    ("offline-uad", "win", "UAD: a continuation both models find obvious",
+     "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig.", {}),
+    ("offline-prompt-lookup", "lose", "Prompt lookup: an explanation, nothing to copy; the schedule mostly stops drafting",
+     "Explain in three sentences why the sky is blue.", {}),
+    ("offline-uad", "win", "UAD as shipped: drafting cannot pay on this CPU, so the schedule stops drafting",
      "The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is Rome. The capital of "
-     "Spain is"),
-    ("offline-uad", "lose", "UAD: an open story the small drafter guesses wrong",
-     "Once upon a time, in a village at the edge of a dark forest, there lived"),
-    ("offline-early-exit", "win", "Early exit: repeating a sentence, the easiest text to draft",
-     "Repeat this sentence exactly: The quick brown fox jumps over the lazy dog."),
-    ("offline-early-exit", "lose", "Early exit: an explanation",
-     "Explain in three sentences why the sky is blue."),
+     "Spain is", {}),
+    ("offline-uad", "lose", "UAD with transformers' constant schedule: a draft every round, and what it costs",
+     "The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is Rome. The capital of "
+     "Spain is", CONSTANT),
+    ("offline-early-exit", "win", "Early exit as shipped: drafting cannot pay on this CPU, so the schedule stops drafting",
+     "Repeat this sentence exactly: The quick brown fox jumps over the lazy dog.", {}),
+    ("offline-early-exit", "lose", "Early exit with transformers' constant schedule: a draft every round, and what it costs",
+     "Repeat this sentence exactly: The quick brown fox jumps over the lazy dog.", CONSTANT),
 ]
 PROVISIONAL_NOTE = ("Provisional: recorded at nice 19 on a shared 2-core CPU while other work ran, before the drafting "
                     "policy was tuned. Speedups are sequential measurements of that machine; re-record on a quiet "
@@ -41,13 +46,13 @@ PROVISIONAL_NOTE = ("Provisional: recorded at nice 19 on a shared 2-core CPU whi
 FINAL_NOTE = "Recorded with python -m benchmarks.record_gallery --final on a quiet machine; sequential measurements."
 
 
-def record(preset: str, prompt: str, max_new_tokens: int) -> tuple[dict, float]:
+def record(preset: str, prompt: str, max_new_tokens: int, overrides: dict) -> tuple[dict, float]:
     """One sequential race as a trace object, and the seconds it took (loading included)."""
     from app.race.prepare import prepare
     from app.race.runner import Race
 
     start = time.perf_counter()
-    request = build_request(preset, prompt, {"max_new_tokens": max_new_tokens})
+    request = build_request(preset, prompt, {"max_new_tokens": max_new_tokens, **overrides})
     race = Race(prepare(request.preset, request.prompt), sequential=True, seed=request.seed)
     result = race.run()
     return build_trace(request, race, result), time.perf_counter() - start
@@ -65,17 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     entries: dict[str, Entry] = {}
     if args.only:  # keep the other presets' races
         entries = {e.file: e for e in load_gallery(args.out).entries}
-    for preset, intended, title, prompt in RACES:
+    for preset, intended, title, prompt, overrides in RACES:
         if args.only and args.only not in (preset, f"{preset}-{intended}"):
             continue
-        trace, seconds = record(preset, prompt, args.max_new_tokens)
+        trace, seconds = record(preset, prompt, args.max_new_tokens, overrides)
         file = f"{preset}-{intended}.json"
         save_trace(trace, args.out / file)
         entry = entry_for(load_trace(args.out / file), file, intended, title)
         entries[file] = entry
         print(f"{file}: speedup {entry.speedup:.2f}x ({entry.outcome}, intended {intended}), "
               f"race {seconds:.0f} s", flush=True)
-    order = [f"{p}-{i}.json" for p, i, _, _ in RACES]
+    order = [f"{p}-{i}.json" for p, i, *_ in RACES]
     ordered = sorted(entries.values(), key=lambda e: order.index(e.file) if e.file in order else len(order))
     write_index(args.out, ordered, not args.final, FINAL_NOTE if args.final else PROVISIONAL_NOTE)
     print(f"index: {args.out / 'index.json'} ({len(ordered)} races, {'final' if args.final else 'provisional'})")

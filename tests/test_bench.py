@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from app.bench.runner import Bench, BenchPlan, PresetRacer
-from app.bench.stats import accepted_histogram, cells, geometric_mean, overall, position_counts
+from app.bench.stats import cells, geometric_mean, overall
+from app.race.stats import accepted_histogram, position_counts
 from app.bench.suite import SuitePrompt
 from app.bench.sweep import parse_sweep
 from app.core.errors import ArenaError

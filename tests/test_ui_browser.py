@@ -155,3 +155,17 @@ def test_closing_the_tab_stops_the_race(server, browser):
         assert time.monotonic() < deadline, "closing the tab did not stop the race:\n" + log_path.read_text()[-3000:]
         time.sleep(0.3)
     assert "workers ended" in log_path.read_text().split("race stopped (client left")[-1]
+
+
+def test_every_tab_fits_a_phone(server, browser):
+    """At 390 px (a phone opening a share link) no tab scrolls sideways; wide content scrolls inside its card."""
+    url, _ = server
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(url)
+    page.wait_for_selector("#run-btn", timeout=60_000)
+    for tab in ("Race", "Planner", "Benchmark", "Replay"):
+        page.get_by_role("tab", name=tab).first.click()
+        page.wait_for_timeout(500)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, f"the {tab} tab is wider than a phone"
+    page.close()
+

@@ -12,7 +12,7 @@ import gradio as gr
 import pytest
 
 from app.core.knobs import KNOBS
-from app.replay.gallery import GALLERY_DIR, entry_for, load_gallery, write_index
+from app.replay.gallery import GALLERY_DIR, entry_for, load_gallery, outcome_of, write_index
 from app.replay.trace import load_trace, parse_trace, save_trace
 from app.ui.config import UIConfig
 from app.ui.race.controls import CONTROL_NAMES, preset_state
@@ -140,6 +140,11 @@ def test_a_shared_page_has_the_link_on_both_tabs(monkeypatch):
     assert len(links) == 2 and app.race.ui.downloads.share in links and app.replay.ui.share in links
 
 
+def test_a_gallery_outcome_within_two_percent_is_about_the_same():
+    assert [outcome_of(s) for s in (0.5, 0.98, 0.99, 1.0, 1.01, 1.02, 3.0)] == \
+        ["slower", "slower", "about the same", "about the same", "about the same", "faster", "faster"]
+
+
 def test_the_recorded_gallery_is_complete_and_loads():
     gallery = load_gallery(GALLERY_DIR)
     presets = {"offline-prompt-lookup", "offline-uad", "offline-early-exit"}
@@ -149,5 +154,5 @@ def test_the_recorded_gallery_is_complete_and_loads():
         trace = gallery.load(i)
         assert trace.result.preset == entry.preset and trace.result.mode == "sequential"
         assert not trace.result.errors
-        assert entry.outcome == ("faster" if trace.result.speedup > 1 else "slower")
+        assert entry.outcome == outcome_of(trace.result.speedup)
         assert time.strptime(entry.recorded_at[:19], "%Y-%m-%dT%H:%M:%S")

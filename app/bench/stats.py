@@ -12,6 +12,7 @@ import statistics
 from typing import Any, Iterable, Sequence
 
 from ..planner.theory import predicted_speedup
+from ..race.stats import accepted_histogram, acceptance_by_position, position_counts, position_shares
 
 #: Knobs whose value is the draft length gamma of Theorem 3.8 (docs/DESIGN.md §5.2).
 DRAFT_LENGTH_KNOBS = ("num_assistant_tokens", "prompt_lookup_num_tokens")
@@ -22,36 +23,6 @@ ROW_KEYS = ("preset", "method", "category", "prompt_id", "split", "repeat", "swe
             "mean_accepted_length", "rounds", "undrafted_rounds", "acceptance_by_position", "drafted_by_position",
             "accepted_by_position", "accepted_histogram", "identical", "first_divergence", "cost_ratio",
             "verify_slope", "gamma", "predicted_speedup", "wall_seconds")
-
-
-def position_counts(rounds: Iterable[Any]) -> tuple[list[int], list[int]]:
-    """(drafted, accepted) per draft position: a round that drafted d and accepted n counts at positions 1..d
-    and 1..n (docs/DESIGN.md §3); item i is position i + 1."""
-    drafted: list[int] = []
-    accepted: list[int] = []
-    for r in rounds:
-        if r.drafted > len(drafted):
-            drafted += [0] * (r.drafted - len(drafted))
-            accepted += [0] * (r.drafted - len(accepted))
-        for i in range(r.drafted):
-            drafted[i] += 1
-            accepted[i] += i < r.accepted
-    return drafted, accepted
-
-
-def accepted_histogram(rounds: Iterable[Any]) -> list[int]:
-    """Item n: how many rounds that drafted accepted exactly n drafts (rounds without a draft are not counted)."""
-    hist: list[int] = []
-    for r in rounds:
-        if r.drafted:
-            hist += [0] * (r.accepted + 1 - len(hist))
-            hist[r.accepted] += 1
-    return hist
-
-
-def ratios(accepted: Sequence[int], drafted: Sequence[int]) -> list[float]:
-    """accepted / drafted per position (positions nobody drafted are left out at the end)."""
-    return [a / d for a, d in zip(accepted, drafted) if d]
 
 
 def prediction(why: Any, knob: str | None, value: int | None) -> float | None:
@@ -73,7 +44,7 @@ def make_row(result: Any, preset: Any, prompt: Any, repeat: int, sweep: tuple[st
              wall_seconds: float = 0.0) -> dict[str, Any]:
     """One row from a finished race (an app.race.result.RaceResult) of `preset` on `prompt` (a SuitePrompt)."""
     a, b, why = result.assisted, result.baseline, result.why
-    drafted, accepted = position_counts(a.rounds)
+    drafted, accepted = position_counts(a.rounds)  # the race's own counts (app/race/stats.py)
     knob, value = sweep if sweep else (None, None)
     return {"preset": preset.id, "method": result.method, "category": prompt.category, "prompt_id": prompt.id,
             "split": prompt.split, "repeat": repeat, "sweep_knob": knob, "sweep_value": value,
@@ -83,7 +54,7 @@ def make_row(result: Any, preset: Any, prompt: Any, repeat: int, sweep: tuple[st
             "acceptance_rate": _r(a.acceptance_rate), "alpha": _r(why.alpha if why else None),
             "mean_accepted_length": _r(a.mean_accepted_length), "rounds": len(a.rounds),
             "undrafted_rounds": sum(1 for r in a.rounds if not r.drafted),
-            "acceptance_by_position": [round(x, 4) for x in ratios(accepted, drafted)],
+            "acceptance_by_position": [round(x, 4) for x in acceptance_by_position(a.rounds)],
             "drafted_by_position": drafted, "accepted_by_position": accepted,
             "accepted_histogram": accepted_histogram(a.rounds), "identical": result.identical,
             "first_divergence": result.first_divergence, "cost_ratio": _r(why.cost_ratio if why else None, 5),
@@ -160,7 +131,7 @@ def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                     "identical_runs": sum(bool(r["identical"]) for r in rs),
                     "speedup_geomean": _r(geometric_mean(medians[(preset, value)])),
                     "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
-                    "acceptance_by_position": [round(x, 4) for x in ratios(accepted, drafted)],
+                    "acceptance_by_position": [round(x, 4) for x in position_shares(drafted, accepted)],
                     "drafted_by_position": drafted, "accepted_histogram": hist,
                     "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
                     "speedup_median": _r(_median(r["speedup"] for r in rs))})

@@ -23,9 +23,9 @@ def mean_accepted_length(rounds: Iterable[Any]) -> float:
     return (sum(r.accepted for r in rounds) + len(rounds)) / len(rounds)
 
 
-def acceptance_by_position(rounds: Iterable[Any]) -> list[float]:
-    """Item k = accepted / drafted at draft position k + 1: a round that drafted d and accepted n counts as
-    drafted at positions 1..d and accepted at 1..n. Later positions decay even when the mean looks healthy."""
+def position_counts(rounds: Iterable[Any]) -> tuple[list[int], list[int]]:
+    """(drafted, accepted) per draft position: a round that drafted d and accepted n counts at positions 1..d
+    and 1..n (docs/DESIGN.md §3); item i is position i + 1. The race's why panel and the benchmark both use it."""
     drafted: list[int] = []
     accepted: list[int] = []
     for r in rounds:
@@ -35,7 +35,28 @@ def acceptance_by_position(rounds: Iterable[Any]) -> list[float]:
         for i in range(r.drafted):
             drafted[i] += 1
             accepted[i] += i < r.accepted
-    return [a / d for a, d in zip(accepted, drafted)]
+    return drafted, accepted
+
+
+def acceptance_by_position(rounds: Iterable[Any]) -> list[float]:
+    """Item k = accepted / drafted at draft position k + 1 (:func:`position_counts`). Later positions decay even
+    when the mean looks healthy."""
+    return position_shares(*position_counts(rounds))
+
+
+def position_shares(drafted: Sequence[int], accepted: Sequence[int]) -> list[float]:
+    """accepted / drafted per position (positions nobody drafted are left out); counts may be pooled over races."""
+    return [a / d for a, d in zip(accepted, drafted) if d]
+
+
+def accepted_histogram(rounds: Iterable[Any]) -> list[int]:
+    """Item n: how many rounds that drafted accepted exactly n drafts (rounds without a draft are not counted)."""
+    hist: list[int] = []
+    for r in rounds:
+        if r.drafted:
+            hist += [0] * (r.accepted + 1 - len(hist))
+            hist[r.accepted] += 1
+    return hist
 
 
 def first_divergence(a: Sequence[int], b: Sequence[int]) -> int | None:

@@ -2,7 +2,8 @@
 
 The index is ``{"provisional": bool, "note": str, "races": [{"file", "preset", "intended", "title",
 "outcome", "speedup", "mode", "recorded_at", "device_name"}]}``: ``intended`` is the role the prompt was
-chosen for ("win" or "lose"), ``outcome`` what the sequential measurement found ("faster" or "slower").
+chosen for ("win" or "lose"), ``outcome`` what the sequential measurement found (:func:`outcome_of`: "faster",
+"slower", or "about the same" within 2 %, the same band the race's speedup words use).
 ``benchmarks/record_gallery.py`` writes both; the Replay tab lists the index and plays a trace on a click.
 """
 
@@ -19,6 +20,17 @@ from .trace import Trace, load_trace
 GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
 INDEX = "index.json"
 MAX_INDEX_BYTES = 200_000
+#: A speedup within this band of 1 is "about the same" (a sequential race on a shared CPU varies more than this).
+EVEN_BAND = 0.02
+
+
+def outcome_of(speedup: float) -> str:
+    """"faster", "slower" or "about the same" for a measured speedup."""
+    if speedup >= 1 + EVEN_BAND:
+        return "faster"
+    if speedup <= 1 - EVEN_BAND:
+        return "slower"
+    return "about the same"
 
 
 @dataclass(frozen=True)
@@ -103,5 +115,5 @@ def entry_for(trace: Trace, file: str, intended: str, title: str) -> Entry:
     """The index entry of a recorded `trace` saved as `file`."""
     r = trace.result
     return Entry(file=file, preset=r.preset, intended=intended, title=title,
-                 outcome="faster" if r.speedup > 1 else "slower", speedup=round(r.speedup, 3), mode=r.mode,
+                 outcome=outcome_of(r.speedup), speedup=round(r.speedup, 3), mode=r.mode,
                  recorded_at=trace.recorded_at, device_name=str(trace.environment.get("device_name") or ""))

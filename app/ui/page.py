@@ -17,7 +17,7 @@ from .planner.tab import PlannerTab
 from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
-from .theme import CSS, make_theme
+from .theme import CSS, PAGE_CSS, make_theme
 
 TITLE = "Assisted-decoding arena"
 
@@ -32,7 +32,7 @@ def header_html(device: str) -> str:
 
 def launch_kwargs() -> dict:
     """Theme and CSS for ``demo.launch(**launch_kwargs())`` (gradio 6 takes them at launch)."""
-    return {"theme": make_theme(), "css": CSS, "footer_links": ["api", "gradio"]}
+    return {"theme": make_theme(), "css": CSS, "head": f"<style>{PAGE_CSS}</style>", "footer_links": ["api", "gradio"]}
 
 
 @dataclass

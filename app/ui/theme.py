@@ -307,7 +307,6 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 
 /* ---- phones (about 390 px): one column, nothing wider than the screen ---- */
 @media (max-width: 640px) {
-  .gradio-container { padding: 0 6px !important; }
   #race-row, #main-row, #legend-row, #plan-row, #plan-figs, #plan-money { flex-direction: column !important;
     flex-wrap: wrap !important; }
   #race-row > div, #main-row > div, #plan-row > div { width: 100% !important; min-width: 0 !important; }
@@ -322,12 +321,11 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
   .hw-grid > span:nth-child(6n+4), .hw-grid > span:nth-child(6n+5), .hw-grid > span:nth-child(6n) { display: none; }
   .chart-svg { max-width: 100%; height: auto; }
   #legend-row > #show-rejected { align-self: flex-start; }
-  .gradio-container .row { flex-wrap: wrap !important; }
-  .gradio-container button { min-width: 0 !important; }
-  .gradio-container .form { min-width: 0 !important; }
-  .gradio-container .block { min-width: 0 !important; }
   .plan-card, .plan-headline, .why, .stats, .chart { overflow-x: auto; max-width: 100%; box-sizing: border-box; }
   #plan-row .row > * { flex: 1 1 100% !important; min-width: 0 !important; }
+  /* the alpha x c table scrolls inside its card (the card and block paddings take about 76 px) */
+  #plan-figs > div, #plan-money > div { width: 100% !important; max-width: 100% !important; overflow-x: auto; }
+  .plan-scroll { max-width: calc(100vw - 76px); }
 }
 
 /* ---- replay tab, race downloads and share link ---- */
@@ -381,4 +379,19 @@ CSS += """
 .bench-svg svg { max-width: 100%; height: auto; display: block; }
 .dark .bench-table td.bench-best b { color: #56B4E9; }
 .dark .bench-table .bench-loss, .dark .bench-table td.bench-loss b { color: #ff9a57; }
+"""
+
+#: Rules for gradio's own page frame, outside the app's ``.contain`` element. Gradio scopes the ``css`` launch
+#: argument under ``.gradio-container .contain``, so these go in a <style> tag through ``head`` instead.
+PAGE_CSS = """
+@media (max-width: 640px) {
+  /* gradio's 32 px side padding and a one-line bar of four tabs made every tab 462 px wide at 390 px */
+  .gradio-container { padding: 0 !important; }
+  .gradio-container .main { padding: 8px 4px !important; }
+  .gradio-container .tab-wrapper, .gradio-container .tab-container { height: auto !important; }
+  .gradio-container .tab-container { flex-wrap: wrap !important; }
+  .gradio-container .tab-container > button { padding-left: 10px !important; padding-right: 10px !important; }
+  .gradio-container .row { flex-wrap: wrap !important; }
+  .gradio-container button, .gradio-container .form, .gradio-container .block { min-width: 0 !important; }
+}
 """
