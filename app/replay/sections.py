@@ -8,7 +8,8 @@ from typing import Any
 
 from ..race.methods import METHODS
 from ..race.result import RaceResult
-from .text import MODE_LABELS, SPEEDS, esc, short_name, when_text
+from ..core.sources import short_name
+from .text import MODE_LABELS, SPEEDS, esc, when_text
 from .trace import Trace
 
 
@@ -67,15 +68,8 @@ def badge_html(result: RaceResult) -> str:
     if result.identical:
         return '<span class="badge badge-identical">\u2713 identical output</span>'
     lossless = METHODS[result.method].lossless if result.method in METHODS else True
-    if result.stopped:
-        why, cls = "stopped early: the runs ended at different lengths", "badge-expected"
-    elif result.do_sample:
-        why, cls = "expected with sampling: each run draws its own random tokens", "badge-expected"
-    elif not lossless:
-        why, cls = f"expected: {result.method} is lossy by design", "badge-expected"
-    else:
-        why, cls = ("unexpected for greedy lossless decoding (verifying several tokens per pass can flip near-tie "
-                    "logits)"), "badge-unexpected"
+    why, expected = result.divergence_reason(lossless)
+    cls = "badge-expected" if expected else "badge-unexpected"
     return (f'<span class="badge badge-diverged {cls}">\u2260 diverged at token {result.first_divergence}</span>'
             f'<span class="badge-why">{esc(why)}</span>')
 

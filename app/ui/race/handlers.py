@@ -31,7 +31,8 @@ from .controls import CONTROL_NAMES, SAMPLING, preset_state, request_from_contro
 from .explain import speedup_words, why_html
 from .render import PaneView, legend_html, pane_html
 from .session import Session
-from .stats import hardware_html, rounds_chart_html, short_model_name, stats_html
+from ...core.sources import short_name
+from .stats import hardware_html, rounds_chart_html, stats_html
 
 log = logging.getLogger("app.ui")
 
@@ -59,8 +60,8 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
 def subtitles(request: RaceRequest) -> tuple[str, str]:
     """The two panes' subtitles: what runs on each side."""
     p = request.preset
-    target = short_model_name(p.target)
-    helper = f" + {short_model_name(p.assistant)}" if p.assistant else ""
+    target = short_name(p.target)
+    helper = f" + {short_name(p.assistant)}" if p.assistant else ""
     return f"plain generate() \u00b7 {target}", f"{get_method(p.method).title} \u00b7 {target}{helper}"
 
 

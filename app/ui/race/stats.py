@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...core.sources import short_name
 from ...race.result import RaceResult, Round
 from ..html import esc
 
@@ -32,16 +33,6 @@ def fmt_bytes(n: int | None) -> str:
     return f"{n / (1 << 20):.0f} MB"
 
 
-def short_model_name(spec: str | None) -> str:
-    """A readable name for a model spec: the file or repo name without the packaging prefix."""
-    if not spec:
-        return ""
-    if spec.startswith("pypi:"):
-        name = spec.rsplit("/", 1)[-1]
-        return name[:-5] if name.endswith(".gguf") else name
-    return spec.rstrip("/").rsplit("/", 1)[-1] if spec.startswith(("/", ".", "~")) else spec
-
-
 def _card(value: str, label: str, note: str = "", cls: str = "") -> str:
     note_html = f'<div class="stat-note">{esc(note)}</div>' if note else ""
     return (f'<div class="stat {esc(cls)}"><div class="stat-value">{esc(value)}</div>'
@@ -61,15 +52,8 @@ def badge_html(result: RaceResult | None, lossless: bool = True) -> str:
                 '\u2713 identical output</span>')
     at = result.first_divergence
     where = f"at token {at}" if at is not None else ""
-    if result.stopped:
-        why, cls = "stopped early: the runs ended at different lengths", "badge-expected"
-    elif result.do_sample:
-        why, cls = "expected with sampling: each run draws its own random tokens", "badge-expected"
-    elif not lossless:
-        why, cls = f"expected: {result.method} is lossy by design", "badge-expected"
-    else:
-        why, cls = ("unexpected for greedy lossless decoding (verifying several tokens per pass can flip "
-                    "near-tie logits)"), "badge-unexpected"
+    why, expected = result.divergence_reason(lossless)
+    cls = "badge-expected" if expected else "badge-unexpected"
     return (f'<span class="badge badge-diverged {cls}" data-first-divergence="{esc(at)}">'
             f'\u2260 diverged {esc(where)}</span><span class="badge-why">{esc(why)}</span>')
 
@@ -196,7 +180,7 @@ def hardware_html(facts: dict) -> str:
                                      f"{facts.get('torch_threads', '?')} torch threads")
     rows = []
     for m in facts.get("models", []):
-        cells = (esc(m["role"]), f'<span class="mono" title="{esc(m["spec"])}">{esc(short_model_name(m["spec"]))}</span>',
+        cells = (esc(m["role"]), f'<span class="mono" title="{esc(m["spec"])}">{esc(short_name(m["spec"]))}</span>',
                  fmt_params(m.get("n_params")), fmt_bytes(m.get("weight_bytes")), esc(m.get("dtype", "")),
                  esc(m.get("device", "")))
         rows.append("".join(f"<span>{c}</span>" for c in cells))
