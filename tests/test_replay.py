@@ -331,3 +331,16 @@ def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
     env = environment("cpu", "float32", 2)
     assert env["device_name"] == cpu_name() and env["threads_per_side"] == 2 and env["cores"] >= 1
     assert env["transformers"] == "5.24.0" and env["python"].count(".") == 2
+
+
+def test_special_tokens_show_as_markers_not_raw_text():
+    """As in the app: an end-of-text token is a small end marker; its raw text stays in data-text for the player."""
+    from app.race.result import Token
+    from app.replay.page import token_spans
+
+    tokens = [Token(1, "Hello", "accepted"), Token(2, "<|im_end|>", "bonus", special=True)]
+    html = token_spans(["Hello", "<|im_end|>"], [0.1, 0.2], [1, 2], tokens)
+    assert ">\u23ce end</span>" in html and 'data-text="&lt;|im_end|&gt;"' in html
+    assert ">&lt;|im_end|&gt;</span>" not in html
+    baseline = token_spans(["Hi", "</s>"], [0.1, 0.2], [1, 2])  # the baseline's tokens are texts only
+    assert ">\u23ce end</span>" in baseline

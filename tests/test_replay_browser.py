@@ -33,7 +33,7 @@ pytestmark = pytest.mark.browser
 WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
 #: Text of the visible token spans of each pane, in order.
 PANE_TEXT = """side => Array.from(document.querySelectorAll(`.pane-${side} .pane-body .tok`))
-  .filter(el => getComputedStyle(el).display !== 'none').map(el => el.textContent).join('')"""
+  .filter(el => getComputedStyle(el).display !== 'none').map(el => el.dataset.text ?? el.textContent).join('')"""
 
 
 @pytest.fixture(scope="module")

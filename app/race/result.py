@@ -7,6 +7,8 @@ older or foreign file gets one clear message instead of a traceback.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +18,20 @@ from .stats import (acceptance_by_position, acceptance_rate, first_divergence, m
 
 STATUSES = ("accepted", "resampled", "bonus", "target")
 MODES = ("concurrent", "sequential")
+
+
+#: Texts of end-of-text tokens of common tokenizers (shown as a small end marker).
+END_MARKERS = {"</s>", "<|im_end|>", "<|endoftext|>", "<eos>", "<end_of_turn>", "<|eot_id|>", "<|end|>"}
+_SPECIAL_TEXT = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")
+
+
+def special_label(text: str, special: bool = False) -> str | None:
+    """The small marker a special token shows instead of its raw text (the race tab and the replay page): an end
+    marker for an end of text, a diamond for other markers; None for ordinary text."""
+    stripped = text.strip()
+    if not (special or _SPECIAL_TEXT.match(stripped or "-")):
+        return None
+    return "\u23ce end" if stripped in END_MARKERS or "end" in text.lower() else "\u25c6"
 
 
 def _round(x: float | None, places: int = 6) -> float | None:

@@ -11,18 +11,16 @@ text is escaped.
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from ..race.methods import METHODS
-from ..race.result import STATUSES, RaceResult, Round, Token
+from ..race.result import STATUSES, RaceResult, Round, Token, special_label
 from .assets import CSS, JS
 from .sections import chart_html, controls_html, header_html, setup_html, stats_html
 from ..core.sources import short_name
 from .text import LEGEND, MODE_LABELS, esc, when_text
 from .trace import Trace
 
-_SPECIAL = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")
 
 # ----- tokens ----------------------------------------------------------------------------------------------
 def round_of_tokens(tokens: Sequence[Token]) -> list[int]:
@@ -52,7 +50,8 @@ def token_spans(texts: Sequence[str], times: Sequence[float], ids: Sequence[int]
     for i, (text, t) in enumerate(zip(texts, times)):
         tok = tokens[i] if tokens is not None else None
         status = tok.status if tok is not None and tok.status in STATUSES else "target"
-        classes = ["tok", f"tok-{status}"] + (["tok-special"] if _SPECIAL.match(text.strip() or "-") else [])
+        label = special_label(text, tok.special if tok is not None else False)
+        classes = ["tok", f"tok-{status}"] + (["tok-special"] if label is not None else [])
         classes += ["tok-diverge"] if i == diverge_at else []
         title = f"#{i} id {ids[i]}"
         if tok is not None:
@@ -62,7 +61,10 @@ def token_spans(texts: Sequence[str], times: Sequence[float], ids: Sequence[int]
             if status == "resampled" and rnd is not None and rnd.rejected_text:
                 pieces.append(f'<del class="rej" data-t="{t:.4f}" title="rejected draft of round {r + 1}">'
                               f'{esc(rnd.rejected_text)}</del>')
-        pieces.append(f'<span class="{" ".join(classes)}" data-t="{t:.4f}" title="{esc(title)}">{esc(text)}</span>')
+        pieces.append(f'<span class="{" ".join(classes)}" data-t="{t:.4f}" title="{esc(title)}">{esc(text)}</span>'
+                      if label is None else
+                      f'<span class="{" ".join(classes)}" data-t="{t:.4f}" data-text="{esc(text)}" '
+                      f'title="{esc(title)}">{esc(label)}</span>')
     return "".join(pieces)
 
 

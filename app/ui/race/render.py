@@ -10,11 +10,10 @@ and :class:`app.race.result.Round` objects.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ...race.result import STATUSES, Round, Token
+from ...race.result import STATUSES, Round, Token, special_label
 from ..html import attr, esc
 
 #: Legend entries: status -> (label, short meaning, full meaning for the tooltip).
@@ -25,9 +24,6 @@ LEGEND = {
     "target": ("target only", "no draft", "a round with no draft at all (a plain decoding step)"),
 }
 
-_SPECIAL = re.compile(r"^<\|?[A-Za-z_][\w.\-]*\|?>$|^</s>$|^<s>$")
-#: Texts of end-of-text tokens of common tokenizers (shown as a small end marker).
-END_MARKERS = {"</s>", "<|im_end|>", "<|endoftext|>", "<eos>", "<end_of_turn>", "<|eot_id|>", "<|end|>"}
 
 PHASE_LABELS = {
     "idle": "ready",
@@ -84,9 +80,9 @@ def token_title(tok: Token, round_index: int | None, rnd: Round | None, position
 
 def _token_span(tok: Token, classes: list[str], title: str) -> str:
     """A token's span; a special token (end of text, chat markers) is a small marker, not its raw text."""
-    if tok.special or _SPECIAL.match(tok.text.strip() or "-"):
+    label = special_label(tok.text, tok.special)
+    if label is not None:
         classes = classes + ["tok-special"]
-        label = "\u23ce end" if tok.text.strip() in END_MARKERS or "end" in tok.text.lower() else "\u25c6"
         return f'<span class="{" ".join(classes)}" title="{attr(title)}" aria-label="special token">{label}</span>'
     return f'<span class="{" ".join(classes)}" title="{attr(title)}">{esc(tok.text)}</span>'
 
