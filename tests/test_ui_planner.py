@@ -14,7 +14,8 @@ from app.planner.plan import PlanOptions, plan_from_numbers
 from app.ui.config import UIConfig
 from app.ui.html import status_html
 from app.ui.page import build_app
-from app.ui.planner.handlers import PlanState, export_dir, export_plan, parse_prices, plan_options
+from app.ui.exports import export_dir
+from app.ui.planner.handlers import PlanState, export_plan, parse_prices, plan_options
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
                                    progress_html, table_html)
 from conftest import by_elem_id, make_preset
@@ -182,7 +183,7 @@ def test_export_writes_json_and_csv_that_parse():
     plan = plan_from_numbers(0.8, 0.05)
     json_path, csv_path = export_plan(plan)
     for p in (json_path, csv_path):
-        assert Path(p).parent == export_dir() and Path(p).exists()
+        assert Path(p).parent == export_dir("plans") and Path(p).exists()
     assert json.loads(Path(json_path).read_text(encoding="utf-8"))["best_gamma"] == 8
     rows = dict(csv.reader(io.StringIO(Path(csv_path).read_text(encoding="utf-8"))))
     assert rows["best_gamma"] == "8" and rows["speedup_by_gamma.8"] == "3.0921"

@@ -10,9 +10,7 @@ summarised and offered as downloads like a full run.
 from __future__ import annotations
 
 import logging
-import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -25,6 +23,7 @@ from ...bench.suite import categories_of, load_suite, select
 from ...core.errors import ArenaError
 from ...core.presets import get_preset
 from ..config import UIConfig
+from ..exports import unique_stem
 from ..html import status_html, unexpected_error_text
 from ..streaming import run_streaming
 from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
@@ -34,16 +33,6 @@ log = logging.getLogger("app.ui")
 TICK = 0.5  # seconds between two frames while the benchmark runs
 #: The most races one Run may start from the page (the command line has no such cap).
 MAX_PAGE_RACES = 300
-_EXPORT_DIR: Path | None = None
-
-
-def export_dir() -> Path:
-    """The app-owned temporary folder each run's files are written under (created once per process)."""
-    global _EXPORT_DIR
-    if _EXPORT_DIR is None:
-        _EXPORT_DIR = Path(tempfile.mkdtemp(prefix="arena-bench-"))
-    return _EXPORT_DIR
-
 
 class BenchState:
     """Per-browser-session state: the running Bench (for Stop) and its latest progress."""
@@ -168,7 +157,7 @@ class BenchHandlers:
 
         yield from run_streaming(bench.run, frame, TICK, "bench-run")
         result = bench_result(bench, "the Benchmark tab")
-        files = write_all(result, export_dir() / f"bench-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}")
+        files = write_all(result, unique_stem("bench", "bench"))
         took = time.monotonic() - started
         if result.stopped:
             note = status_html(f"Stopped after {len(result.rows)} of {bench.total} races ({took:.0f} s): the finished "

@@ -11,11 +11,8 @@ import json
 import logging
 import math
 import re
-import tempfile
 import threading
 import time
-import uuid
-from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import gradio as gr
@@ -32,6 +29,7 @@ from ...planner.report import plan_to_csv
 from ...planner.theory import MAX_C
 from ...race.methods import get_method
 from ..config import UIConfig
+from ..exports import unique_stem
 from ..html import status_html, unexpected_error_text
 from ..keepalive import in_background
 from ..streaming import run_streaming
@@ -45,7 +43,6 @@ MAX_PROMPTS = 8
 MAX_GPUS = 20  # GPU prices in one request
 MAX_PRICE = 1_000_000  # dollars per hour
 TICK = 0.5  # seconds between two progress frames while measuring
-_EXPORT_DIR: Optional[Path] = None
 
 
 class PlanCancelled(Exception):
@@ -64,18 +61,9 @@ class PlanState:
         return PlanState()
 
 
-def export_dir() -> Path:
-    """The app-owned temp folder the downloads are written to (created once per process)."""
-    global _EXPORT_DIR
-    if _EXPORT_DIR is None:
-        _EXPORT_DIR = Path(tempfile.mkdtemp(prefix="arena-plans-"))
-    return _EXPORT_DIR
-
-
 def export_plan(plan: dict) -> tuple:
-    """Write the plan as JSON and as key,value CSV into :func:`export_dir`; returns the two paths."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(plan.get("preset") or plan.get("mode") or "plan"))[:60]
-    stem = export_dir() / f"plan-{name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    """Write the plan as JSON and as key,value CSV into the app's "plans" export folder; returns the two paths."""
+    stem = unique_stem("plans", f"plan-{plan.get('preset') or plan.get('mode') or 'plan'}")
     json_path, csv_path = stem.with_suffix(".json"), stem.with_suffix(".csv")
     json_path.write_text(json.dumps(plan, ensure_ascii=False, indent=2), encoding="utf-8")
     csv_path.write_text(plan_to_csv(plan), encoding="utf-8")

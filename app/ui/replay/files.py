@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-import tempfile
-import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +19,10 @@ from ...core.errors import ArenaError
 from ...replay.page import replay_html
 from ...replay.trace import Trace, build_trace, parse_trace, save_trace
 from ..config import UIConfig
+from ..exports import export_dir, unique_stem
 
 log = logging.getLogger("app.ui")
 KEEP_FILES = 400
-_EXPORT_DIR: Path | None = None
-
-
-def export_dir() -> Path:
-    """The app-owned temp folder downloads are written to (created once per process)."""
-    global _EXPORT_DIR
-    if _EXPORT_DIR is None:
-        _EXPORT_DIR = Path(tempfile.mkdtemp(prefix="arena-replays-"))
-    return _EXPORT_DIR
 
 
 def _prune(folder: Path, keep: int = KEEP_FILES) -> None:
@@ -43,24 +31,19 @@ def _prune(folder: Path, keep: int = KEEP_FILES) -> None:
         old.unlink(missing_ok=True)
 
 
-def _stem(name: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[:60] or "race"
-    return export_dir() / f"{safe}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-
-
 def write_race_files(request: Any, race: Any, result: Any) -> tuple[str, str]:
     """Save a finished race's trace (JSON) and replay page (HTML); returns the two paths."""
-    stem = _stem(f"race-{result.preset}")
+    stem = unique_stem("replays", f"race-{result.preset}")
     trace = build_trace(request, race, result)
     json_path = save_trace(trace, stem.with_suffix(".json"))
     write_replay_page(parse_trace(trace, json_path.name), stem.with_suffix(".html"))
-    _prune(export_dir())
+    _prune(export_dir("replays"))
     return str(json_path), str(stem.with_suffix(".html"))
 
 
 def write_replay_page(trace: Trace, path: Path | None = None, name: str = "replay") -> str:
     """Write `trace`'s replay page (to `path`, else a new file in the export folder); returns its path."""
-    path = path or _stem(name).with_suffix(".html")
+    path = path or unique_stem("replays", name).with_suffix(".html")
     try:
         path.write_text(replay_html(trace), encoding="utf-8")
     except OSError as exc:
