@@ -23,7 +23,6 @@ import io
 import json
 import logging
 import os
-import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app.core.knobs import KNOB_TABLE, KNOBS, MAX_SEED
+from app_server import free_port
 from app.core.presets import load_presets
 
 PRESETS = tuple(load_presets())
@@ -231,12 +231,6 @@ PLAN_INPUTS = _plan_inputs()
 
 
 # ----- the API ---------------------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def api_server(max_new_tokens_cap: int = 16):
     """A gradio_client Client of the app launched in-process as a share link would be (hub ids only)."""

@@ -25,6 +25,7 @@ if (why := _missing()) is not None:
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from app.cli import main  # noqa: E402
+from app_server import running_app  # noqa: E402
 from app.replay.gallery import load_gallery  # noqa: E402
 from app.replay.page import replay_html  # noqa: E402
 from app.replay.trace import load_trace  # noqa: E402
@@ -144,34 +145,12 @@ def test_readme_screenshot_of_a_gallery_race(browser, tmp_path):
 @pytest.fixture(scope="module")
 def space_server(tmp_path_factory):
     """``python app.py`` with the variables a Hugging Face Space sets, so the page thinks it is public."""
-    import subprocess
-    import sys
-    import time
-    import urllib.request
+    def space(port: int) -> dict:
+        return dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False", SYSTEM="spaces",
+                    SPACE_ID="someone/arena")
 
-    from test_ui_browser import free_port
-
-    port, log_path = free_port(), tmp_path_factory.mktemp("space") / "server.log"
-    env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False", SYSTEM="spaces",
-               SPACE_ID="someone/arena")
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
-                                stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
-            try:
-                with urllib.request.urlopen(url, timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.3)
-            assert time.monotonic() < deadline, f"app.py did not start:\n{log_path.read_text()}"
+    with running_app(tmp_path_factory.mktemp("space") / "server.log", space, startup=120) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(15)
 
 
 def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, server):  # noqa: F811

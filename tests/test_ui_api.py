@@ -6,13 +6,13 @@ machine converts the GGUF once, about 15 s) with 16 new tokens.
 
 from __future__ import annotations
 
-import socket
 
 import gradio_client
 import pytest
 
 from app.ui.config import UIConfig
 from app.ui.page import build_app
+from app_server import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -20,12 +20,6 @@ PROMPT = "Repeat this list and add one more fruit at the end: apple, banana, che
 CONTRACT = {"preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
             "speedup", "identical", "first_divergence"}
 SIDE_KEYS = {"text", "token_ids", "new_tokens", "seconds", "tokens_per_second", "ttft_seconds"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

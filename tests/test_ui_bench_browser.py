@@ -13,8 +13,8 @@ import shutil
 
 import pytest
 
-from test_ui_browser import ARGS, CHROMIUM, ROOT, server  # noqa: F401  (the module's skip applies here too)
-from playwright.sync_api import expect, sync_playwright
+from test_ui_browser import ROOT, browser, open_page, server  # noqa: F401  (the module's skip applies here too)
+from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -23,16 +23,11 @@ SUITE = json.dumps({"id": "sum-x", "category": "summarisation", "prompt": "Summa
 
 
 @pytest.fixture(scope="module")
-def page(server):  # noqa: F811
+def page(server, browser):  # noqa: F811
     url, _ = server
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1600, "height": 1000})
-        page.goto(url)
-        page.wait_for_selector("#run-btn", timeout=60_000)
-        expect(page.locator("#status")).to_contain_text("Ready", timeout=30_000)
-        yield page
-        browser.close()
+    page = open_page(browser, url)
+    yield page
+    page.close()
 
 
 def set_slider(page, elem_id: str, value: int) -> None:

@@ -10,11 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -43,44 +39,17 @@ if (why := _missing()) is not None:
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402  (after the skip above)
 
+from app_server import running_app  # noqa: E402
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """``python app.py --port N`` as a subprocess; yields (url, log path)."""
-    port = free_port()
     log_path = tmp_path_factory.mktemp("app") / "server.log"
-    env = dict(os.environ, PYTHONUNBUFFERED="1", GRADIO_ANALYTICS_ENABLED="False")
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
-                                stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"app.py did not start:\n{log_path.read_text()}"
-            time.sleep(0.3)
+    with running_app(log_path) as url:
         yield url, log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="module")
