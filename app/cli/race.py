@@ -12,6 +12,7 @@ from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import DTYPES, QUANTIZATIONS
 from ..core.requests import RaceRequest, apply_overrides, build_request, read_text_file
+from ..race.stats import speedup_verdict
 from ..race.result import STATUSES, RaceResult
 from .common import add_knob_flags, given, progress_logger
 
@@ -70,7 +71,7 @@ def stats_line(result: RaceResult) -> str:
     badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
     return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
             f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x"
-            f"{' (slower)' if result.speedup < 0.98 else ''}, "
+            f"{' (slower)' if speedup_verdict(result.speedup) == 'loss' else ''}, "
             f"acceptance {'n/a' if alpha is None else f'{alpha:.0%}'}, "
             f"mean accepted length {a.mean_accepted_length:.2f}, rounds {len(a.rounds)}, {badge}")
 

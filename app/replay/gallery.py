@@ -3,7 +3,7 @@
 The index is ``{"provisional": bool, "note": str, "races": [{"file", "preset", "intended", "title",
 "outcome", "speedup", "mode", "recorded_at", "device_name"}]}``: ``intended`` is the role the prompt was
 chosen for ("win" or "lose"), ``outcome`` what the sequential measurement found (:func:`outcome_of`: "faster",
-"slower", or "about the same" within 2 %, the same band the race's speedup words use).
+"slower", or "about the same" within app.race.stats.EVEN_BAND, the band the race's speedup words use).
 ``benchmarks/record_gallery.py`` writes both; the Replay tab lists the index and plays a trace on a click.
 """
 
@@ -15,22 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..race.stats import speedup_verdict
 from .trace import Trace, load_trace
 
 GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
 INDEX = "index.json"
 MAX_INDEX_BYTES = 200_000
-#: A speedup within this band of 1 is "about the same" (a sequential race on a shared CPU varies more than this).
-EVEN_BAND = 0.02
+OUTCOMES = {"win": "faster", "loss": "slower", "even": "about the same"}
 
 
 def outcome_of(speedup: float) -> str:
-    """"faster", "slower" or "about the same" for a measured speedup."""
-    if speedup >= 1 + EVEN_BAND:
-        return "faster"
-    if speedup <= 1 - EVEN_BAND:
-        return "slower"
-    return "about the same"
+    """"faster", "slower" or "about the same" for a measured speedup (the race's own band, speedup_verdict)."""
+    return OUTCOMES[speedup_verdict(speedup)]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...race.result import RaceResult
+from ...race.stats import speedup_verdict
 from ..html import esc
 
 #: Draft positions shown in the acceptance-by-position bars.
@@ -18,11 +19,9 @@ MAX_POSITIONS = 16
 
 def speedup_words(speedup: float) -> tuple[str, str]:
     """('1.77× faster', 'win') / ('0.81× — slower than plain', 'loss') / ('1.00× — about the same', 'even')."""
-    if speedup >= 1.02:
-        return f"{speedup:.2f}\u00d7 faster", "win"
-    if speedup <= 0.98:
-        return f"{speedup:.2f}\u00d7 \u2014 slower than plain", "loss"
-    return f"{speedup:.2f}\u00d7 \u2014 about the same", "even"
+    verdict = speedup_verdict(speedup)
+    words = {"win": "faster", "loss": "\u2014 slower than plain", "even": "\u2014 about the same"}[verdict]
+    return f"{speedup:.2f}\u00d7 {words}", verdict
 
 
 def _positions_html(result: RaceResult, break_even: float | None) -> str:

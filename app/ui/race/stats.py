@@ -10,6 +10,7 @@ from typing import Sequence
 
 from ...core.sources import short_name
 from ...race.result import RaceResult, Round
+from ...race.stats import speedup_verdict
 from ..html import esc
 
 WHERE_LABELS = {"offline": "runs offline", "needs hub": "needs hub", "needs hub + GPU": "needs hub + GPU"}
@@ -66,11 +67,11 @@ def _speed_class(result: RaceResult | None) -> str:
     """'speed-win' / 'speed-loss' / 'speed-even' (a speedup below 1 is a slowdown, in colour and words)."""
     if not result:
         return ""
-    return "speed-win" if result.speedup >= 1.02 else "speed-loss" if result.speedup <= 0.98 else "speed-even"
+    return f"speed-{speedup_verdict(result.speedup)}"
 
 
 def _speed_note(result: RaceResult | None, note: str) -> str:
-    if result and result.speedup <= 0.98:
+    if result and speedup_verdict(result.speedup) == "loss":
         return f"slower than plain decoding \u00b7 {note}"
     return note
 
