@@ -14,6 +14,7 @@ import argparse
 import statistics
 
 
+from app.core.requests import Limits
 from app.core.presets import get_preset
 from app.race.runner import Race
 from app.race.prepare import prepare
@@ -42,7 +43,7 @@ def main() -> None:
         acc = dra = 0
         taus, speedups = [], []
         for prompt in PROMPTS:
-            r = Race(prepare(preset, prompt), sequential=True).run().to_dict()
+            r = Race(prepare(preset, prompt, Limits.operator()), sequential=True).run().to_dict()
             rounds = r["assisted"]["rounds"]
             acc += sum(x["accepted"] for x in rounds)
             dra += sum(x["drafted"] for x in rounds)

@@ -38,7 +38,7 @@ def _race(preset, prompt: str) -> None:
     from app.race.prepare import prepare
     from app.race.runner import Race
 
-    setup = prepare(preset, prompt, Limits(max_new_tokens=512))
+    setup = prepare(preset, prompt, Limits.operator())
     devices = {setup.target.device} | ({setup.assistant.device} if setup.assistant else set())
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()

@@ -19,6 +19,7 @@ import json
 import statistics
 from pathlib import Path
 
+from app.core.requests import Limits
 from app.core.presets import get_preset
 from app.race.prepare import prepare
 from app.race.runner import Race
@@ -31,7 +32,7 @@ OPEN = ("qa", "maths", "rag")
 
 def race(preset_id: str, prompt: str, max_new_tokens: int, sequential: bool = True):
     preset = get_preset(preset_id).with_overrides({"max_new_tokens": max_new_tokens})
-    result = Race(prepare(preset, prompt), sequential=sequential).run()
+    result = Race(prepare(preset, prompt, Limits.operator()), sequential=sequential).run()
     if result.errors:
         raise SystemExit(f"{preset_id}: {result.errors}")
     return result

@@ -19,6 +19,7 @@ import time
 
 import torch
 
+from app.core.requests import Limits
 from app.race.hooks import bind_tracer
 from app.core.presets import get_preset
 from app.race.prepare import generate_call, prepare
@@ -60,7 +61,7 @@ def main() -> None:
     print(f"torch threads: {torch.get_num_threads()}, repeats: {args.repeats}, new tokens: {args.max_new_tokens}")
     print(f"{'preset':<24} {'plain s':>9} {'traced s':>9} {'ratio':>7}")
     for pid in args.presets.split(","):
-        setup = prepare(get_preset(pid).with_overrides(dict(max_new_tokens=args.max_new_tokens)), PROMPT)
+        setup = prepare(get_preset(pid).with_overrides(dict(max_new_tokens=args.max_new_tokens)), PROMPT, Limits.operator())
         plain(setup), traced(setup)  # warm-up
         p, t = [], []
         for _ in range(args.repeats):

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 
+from app.core.requests import Limits
 from app.planner.plan import PlanOptions, plan_for_preset
 from app.core.presets import get_preset
 
@@ -56,7 +57,8 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     for preset_id in args.presets.split(","):
         start = time.perf_counter()
-        plan = plan_for_preset(get_preset(preset_id), None, PlanOptions(max_new_tokens=args.max_new_tokens))
+        plan = plan_for_preset(get_preset(preset_id), None, PlanOptions(max_new_tokens=args.max_new_tokens,
+                                                                                     limits=Limits.operator()))
         (args.out / f"{preset_id}.json").write_text(json.dumps(plan, ensure_ascii=False, indent=1), encoding="utf-8")
         print(summary(plan) + f"\n    ({time.perf_counter() - start:.0f} s)", flush=True)
 

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from app.core.requests import Limits
 from app.core.requests import build_request
 from app.replay.gallery import GALLERY_DIR, Entry, entry_for, load_gallery, write_index
 from app.replay.trace import build_trace, load_trace, save_trace
@@ -52,8 +53,8 @@ def record(preset: str, prompt: str, max_new_tokens: int, overrides: dict) -> tu
     from app.race.runner import Race
 
     start = time.perf_counter()
-    request = build_request(preset, prompt, {"max_new_tokens": max_new_tokens, **overrides})
-    race = Race(prepare(request.preset, request.prompt), sequential=True, seed=request.seed)
+    request = build_request(preset, prompt, {"max_new_tokens": max_new_tokens, **overrides}, limits=Limits.operator())
+    race = Race(prepare(request.preset, request.prompt, request.limits), sequential=True, seed=request.seed)
     result = race.run()
     return build_trace(request, race, result), time.perf_counter() - start
 

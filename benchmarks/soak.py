@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 
+from app.core.requests import Limits
 from app.core.presets import get_preset
 from app.race.runner import Race
 from app.race.prepare import prepare
@@ -54,7 +55,7 @@ def main() -> None:
     ap.add_argument("--preset", default="offline-prompt-lookup")
     ap.add_argument("--tokens-before-stop", type=int, default=3)
     args = ap.parse_args()
-    setup = prepare(get_preset(args.preset).with_overrides(dict(max_new_tokens=512)), PROMPT)
+    setup = prepare(get_preset(args.preset).with_overrides(dict(max_new_tokens=512)), PROMPT, Limits.operator())
     cycle(setup, args.tokens_before_stop)  # warm-up: lazy allocations, thread pools
     gc.collect()
     threads0, rss0 = threading.active_count(), rss_mib()

@@ -16,6 +16,7 @@ import statistics
 import time
 
 
+from app.core.requests import Limits
 from app.core.presets import KNOBS, get_preset
 from app.race.runner import Race
 from app.race.prepare import prepare
@@ -51,7 +52,7 @@ def run_ui(handlers: Handlers, values: dict) -> tuple[float, list[float]]:
 
 def run_cli(preset, prompt: str) -> float:
     """Assisted tokens/s through the CLI's path."""
-    setup = prepare(preset, prompt)
+    setup = prepare(preset, prompt, Limits.operator())
     return Race(setup, sequential=True).run().to_dict()["assisted"]["tokens_per_second"]
 
 
@@ -66,7 +67,7 @@ def main() -> None:
     prompt = args.prompt or get_preset(args.preset).example_prompts[0]
     values = ui_controls(args.preset, prompt, args.max_new_tokens)
     preset = get_preset(args.preset).with_overrides(dict(max_new_tokens=args.max_new_tokens))
-    assert request_from_controls(values).preset == preset, "UI and CLI would not run the same settings"
+    assert request_from_controls(values, Limits.operator()).preset == preset, "UI and CLI would not run the same settings"
     handlers = Handlers(UIConfig(max_new_tokens_cap=4096))
     run_cli(preset, prompt)  # load (and convert on first use) outside the timing
 

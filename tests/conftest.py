@@ -8,8 +8,14 @@ import pytest
 
 import tiny_models
 from app.core.presets import Preset
+from app.core.loader import LoadOptions
+from app.core.requests import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The command line's limits (local folders allowed: the tiny test models live in temporary folders).
+OPERATOR = Limits.operator()
+#: Load options that accept the tiny models' folders.
+LOCAL = LoadOptions(allow_local=True)
 
 
 @pytest.fixture(scope="session")

@@ -199,7 +199,7 @@ def test_histogram_and_positions_of_known_rounds():
 def tiny_racer():
     from app.core.requests import Limits
 
-    return PresetRacer(Limits(), cache=ModelCache())
+    return PresetRacer(Limits.operator(), cache=ModelCache())
 
 
 def test_tiny_models_every_cell_identical_and_positions_add_up(tiny, tiny_racer, one_torch_thread):

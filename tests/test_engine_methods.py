@@ -10,7 +10,7 @@ from app.race.runner import Race
 from app.race.prepare import generate_call, prepare
 from app.race.trace import ACCEPTED, BONUS, RESAMPLED, TARGET
 
-from conftest import make_preset
+from conftest import OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
 
@@ -89,7 +89,7 @@ def check_trace(assisted: dict) -> None:
 @pytest.mark.parametrize("sequential", [False, True], ids=["concurrent", "sequential"])
 def test_greedy_assisted_equals_baseline(tiny, cache, case, method, target, assistant, knobs, sequential):
     preset = make_preset(method, tiny[target], tiny[assistant] if assistant else None, **knobs)
-    setup = prepare(preset, PROMPT, cache=cache)
+    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
     result = Race(setup, sequential=sequential).run().to_dict()
     assert "errors" not in result, result.get("errors")
     base, asst = result["baseline"], result["assisted"]
@@ -106,7 +106,7 @@ def test_greedy_assisted_equals_baseline(tiny, cache, case, method, target, assi
 def test_drafter_same_weights_accepts_everything(tiny, cache):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter_same"], num_assistant_tokens=5,
                          assistant_confidence_threshold=0.0)  # 0 disables the early stop of drafting
-    result = Race(prepare(preset, PROMPT, cache=cache)).run().to_dict()
+    result = Race(prepare(preset, PROMPT, OPERATOR, cache=cache)).run().to_dict()
     asst = result["assisted"]
     statuses = {t["status"] for t in asst["tokens"]}
     assert RESAMPLED not in statuses and BONUS in statuses
@@ -116,7 +116,7 @@ def test_drafter_same_weights_accepts_everything(tiny, cache):
 
 def test_real_drafter_has_rejections_with_text(tiny, cache):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=4)
-    asst = Race(prepare(preset, PROMPT, cache=cache)).run().to_dict()["assisted"]
+    asst = Race(prepare(preset, PROMPT, OPERATOR, cache=cache)).run().to_dict()["assisted"]
     rejected = [r for r in asst["rounds"] if r["accepted"] < r["drafted"]]
     assert rejected and all(r["rejected_text"] for r in rejected)
     assert 0.0 < asst["acceptance_rate"] < 1.0
@@ -125,7 +125,7 @@ def test_real_drafter_has_rejections_with_text(tiny, cache):
 def test_ensemble_runs_and_is_allowed_to_diverge(tiny, cache):
     preset = make_preset("ensemble", tiny["llama_target"], tiny["llama_drafter"], assistant_ensemble_weight=0.5,
                          num_assistant_tokens=4)
-    result = Race(prepare(preset, PROMPT, cache=cache), sequential=True).run().to_dict()
+    result = Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=True).run().to_dict()
     assert "errors" not in result
     check_trace(result["assisted"])
     assert result["assisted"]["new_tokens"] == 24
@@ -138,7 +138,7 @@ SAMPLING = [c for c in LOSSLESS if c[0] in ("drafter", "prompt-lookup", "uad", "
 def test_sampling_trace_adds_up(tiny, cache, case, method, target, assistant, knobs):
     preset = make_preset(method, tiny[target], tiny[assistant] if assistant else None, do_sample=True,
                          temperature=0.8, top_p=0.95, **knobs)
-    result = Race(prepare(preset, PROMPT, cache=cache), sequential=True, seed=3).run().to_dict()
+    result = Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=True, seed=3).run().to_dict()
     assert "errors" not in result, result.get("errors")
     assert result["do_sample"] is True
     check_trace(result["assisted"])
@@ -147,7 +147,7 @@ def test_sampling_trace_adds_up(tiny, cache, case, method, target, assistant, kn
 def test_sequential_sampling_is_reproducible_with_seed(tiny, cache):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], do_sample=True,
                          num_assistant_tokens=4)
-    setup = prepare(preset, PROMPT, cache=cache)
+    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
     first = Race(setup, sequential=True, seed=11).run().to_dict()
     second = Race(setup, sequential=True, seed=11).run().to_dict()
     assert first["assisted"]["token_ids"] == second["assisted"]["token_ids"]
@@ -157,6 +157,6 @@ def test_sequential_sampling_is_reproducible_with_seed(tiny, cache):
 def test_models_are_loaded_once(tiny):
     cache = ModelCache()
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=2)
-    prepare(preset, PROMPT, cache=cache)
-    prepare(preset, "another prompt", cache=cache)
+    prepare(preset, PROMPT, OPERATOR, cache=cache)
+    prepare(preset, "another prompt", OPERATOR, cache=cache)
     assert cache.load_count == 2  # target + drafter, each once

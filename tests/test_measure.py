@@ -15,7 +15,7 @@ from app.planner.plan import PlanOptions, plan_for_preset
 from app.race.prepare import prepare
 from app.race.result import Round
 
-from conftest import make_preset
+from conftest import OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
 SUMMARY = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
@@ -42,7 +42,7 @@ def cache():
 
 
 def setup_for(cache, method, target, assistant=None, prompt=PROMPT, **knobs):
-    return prepare(make_preset(method, target, assistant, max_new_tokens=16, **knobs), prompt, cache=cache)
+    return prepare(make_preset(method, target, assistant, max_new_tokens=16, **knobs), prompt, OPERATOR, cache=cache)
 
 
 def test_observed_alpha_counts_only_tested_tokens():
@@ -111,7 +111,7 @@ def test_real_smollm2_measures_are_well_formed(preset_id):
     """alpha in [0, 1] and deterministic (identical twice); c positive and finite with its spread
     (how c compares between runs and methods is a timing: benchmarks/plan_offline.py prints it)."""
     preset = get_preset(preset_id).with_overrides(dict(max_new_tokens=16))
-    setup = prepare(preset, SUMMARY)
+    setup = prepare(preset, SUMMARY, OPERATOR)
     ref = measure.reference_tokens(setup)
     alphas = [measure.agreement_alpha([setup], [ref]).value for _ in range(2)]
     assert 0.0 <= alphas[0] <= 1.0 and alphas[0] == alphas[1]
@@ -123,7 +123,8 @@ def test_real_smollm2_measures_are_well_formed(preset_id):
 def test_real_uad_plan_end_to_end():
     """Gemma-3-270M + SmolLM2-135M (different tokenizers): the whole measured plan on one short prompt."""
     preset = get_preset("offline-uad")
-    plan = plan_for_preset(preset, [preset.example_prompts[0]], PlanOptions(max_new_tokens=12, repeats=3, steps=4))
+    plan = plan_for_preset(preset, [preset.example_prompts[0]], PlanOptions(max_new_tokens=12, repeats=3, steps=4,
+                                                                                    limits=OPERATOR))
     json.dumps(plan)
     m = plan["measurement"]
     assert m["alpha_seed"]["space"] == "drafter tokens" and 0 <= m["alpha_seed"]["value"] <= 1

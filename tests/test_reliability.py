@@ -16,7 +16,7 @@ from app.race.runner import Race
 from app.race.prepare import Limits, prepare
 from app.core.sources import resolve
 
-from conftest import make_preset
+from conftest import LOCAL, OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog"
 
@@ -28,12 +28,12 @@ def cache():
 
 def test_memory_budget_evicts_least_recently_used(tiny):
     small = ModelCache()
-    one = small.get_model(tiny["llama_target"]).weight_bytes
+    one = small.get_model(tiny["llama_target"], LOCAL).weight_bytes
     budgeted = ModelCache(budget_bytes=int(one * 1.5))
-    budgeted.get_model(tiny["llama_target"])
-    budgeted.get_model(tiny["llama_drafter"])  # over budget: the target (least recently used) goes
+    budgeted.get_model(tiny["llama_target"], LOCAL)
+    budgeted.get_model(tiny["llama_drafter"], LOCAL)  # over budget: the target (least recently used) goes
     assert [m.spec for m in budgeted.loaded()] == [tiny["llama_drafter"]]
-    budgeted.get_model(tiny["llama_drafter"])
+    budgeted.get_model(tiny["llama_drafter"], LOCAL)
     assert budgeted.load_count == 2
 
 
@@ -44,7 +44,7 @@ def test_concurrent_requests_load_a_model_once(tiny):
 
     def load():
         barrier.wait()
-        results.append(fresh.get_model(tiny["llama_target"]).model)
+        results.append(fresh.get_model(tiny["llama_target"], LOCAL).model)
 
     threads = [threading.Thread(target=load) for _ in range(4)]
     for t in threads:
@@ -56,7 +56,7 @@ def test_concurrent_requests_load_a_model_once(tiny):
 
 def test_out_of_memory_during_generation_is_clean_and_the_next_run_works(tiny, cache, monkeypatch):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=2)
-    setup = prepare(preset, PROMPT, cache=cache)
+    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
     real = type(setup.target.model).generate
     calls = {"n": 0}
 
@@ -82,15 +82,16 @@ def test_out_of_memory_during_load_is_clean(tiny, monkeypatch):
 
     monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", oom)
     with pytest.raises(ArenaError, match="Out of GPU memory while loading"):
-        ModelCache().get_model(tiny["llama_target"])
+        ModelCache().get_model(tiny["llama_target"], LOCAL)
 
 
 def test_limits_on_prompt_and_new_tokens(tiny, cache):
     preset = make_preset("prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=3)
     with pytest.raises(ArenaError, match="at most 8"):
-        prepare(preset, "word " * 50, limits=Limits(max_prompt_tokens=8), cache=cache)
+        prepare(preset, "word " * 50, limits=Limits(max_prompt_tokens=8, allow_local=True), cache=cache)
     with pytest.raises(ArenaError, match="cap of 16"):
-        prepare(preset.with_overrides(dict(max_new_tokens=17)), PROMPT, limits=Limits(max_new_tokens=16), cache=cache)
+        prepare(preset.with_overrides(dict(max_new_tokens=17)), PROMPT, limits=Limits(max_new_tokens=16, allow_local=True),
+                cache=cache)
 
 
 def test_local_paths_only_when_allowed(tiny):
@@ -141,7 +142,7 @@ def fuzz_one(tiny, cache, changes: dict, prompt, counts: dict) -> None:
     counts["tried"] += 1
     try:
         preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"]).with_overrides(changes)
-        race = Race(prepare(preset, prompt, limits=Limits(max_new_tokens=6, max_prompt_tokens=64), cache=cache),
+        race = Race(prepare(preset, prompt, limits=Limits(max_new_tokens=6, max_prompt_tokens=64, allow_local=True), cache=cache),
                     seed=0)
         result = race.run().to_dict()
     except ArenaError as exc:

@@ -12,7 +12,7 @@ from app.race.runner import Race
 from app.race.prepare import prepare
 from app.race.trace import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
 
-from conftest import make_preset
+from conftest import LOCAL, OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
 
@@ -28,7 +28,7 @@ def race_threads() -> list[threading.Thread]:
 
 def test_events_are_typed_and_end_with_done(tiny, cache):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
-    race = Race(prepare(preset, PROMPT, cache=cache))
+    race = Race(prepare(preset, PROMPT, OPERATOR, cache=cache))
     events = list(race.events())
     assert {type(e) for e in events} == {TokenEvent, RoundEvent, DoneEvent}
     for side in ("baseline", "assisted"):
@@ -42,7 +42,7 @@ def test_stop_ends_both_threads_promptly(tiny, cache):
     before = len(race_threads())
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3,
                          max_new_tokens=1000)
-    race = Race(prepare(preset, PROMPT, cache=cache))
+    race = Race(prepare(preset, PROMPT, OPERATOR, cache=cache))
     seen = 0
     at_stop: dict[str, int] = {}
     for event in race.events():
@@ -63,7 +63,7 @@ def test_stop_ends_both_threads_promptly(tiny, cache):
 
 def test_stop_during_sequential_warm_up_or_run(tiny, cache):
     preset = make_preset("layerskip", tiny["llama_target"], assistant_early_exit=2, max_new_tokens=1000)
-    race = Race(prepare(preset, PROMPT, cache=cache), sequential=True)
+    race = Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=True)
     race.start()
     time.sleep(0.3)
     race.stop()
@@ -73,7 +73,7 @@ def test_stop_during_sequential_warm_up_or_run(tiny, cache):
 
 def test_generation_error_becomes_an_error_event(tiny, cache, monkeypatch):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
-    setup = prepare(preset, PROMPT, cache=cache)
+    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
     import app.race.runner as runner
 
     real = runner.generate_call
@@ -99,31 +99,31 @@ def test_runs_do_not_leak_state(tiny, cache):
     a = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=2,
                     num_assistant_tokens_schedule="heuristic")
     b = make_preset("layerskip", tiny["llama_target"], assistant_early_exit=1, num_assistant_tokens=6)
-    first = Race(prepare(a, PROMPT, cache=cache), sequential=True).run().to_dict()
-    Race(prepare(b, PROMPT, cache=cache)).run().to_dict()
-    again = Race(prepare(a, PROMPT, cache=cache), sequential=True).run().to_dict()
+    first = Race(prepare(a, PROMPT, OPERATOR, cache=cache), sequential=True).run().to_dict()
+    Race(prepare(b, PROMPT, OPERATOR, cache=cache)).run().to_dict()
+    again = Race(prepare(a, PROMPT, OPERATOR, cache=cache), sequential=True).run().to_dict()
     assert [r["drafted"] for r in first["assisted"]["rounds"]] == [r["drafted"] for r in again["assisted"]["rounds"]]
     assert first["assisted"]["token_ids"] == again["assisted"]["token_ids"]
-    target = cache.get_model(tiny["llama_target"]).model
-    drafter = cache.get_model(tiny["llama_drafter"]).model
+    target = cache.get_model(tiny["llama_target"], LOCAL).model
+    drafter = cache.get_model(tiny["llama_drafter"], LOCAL).model
     assert target.config.num_hidden_layers == 4 and target.model.config.num_hidden_layers == 4
     assert drafter.generation_config.num_assistant_tokens in (None, 20)  # untouched by the heuristic
 
 
 def test_uad_sampling_leaves_the_cached_assistant_intact(tiny, cache):
     preset = make_preset("uad", tiny["llama_target"], tiny["llama_other_tokenizer"], do_sample=True)
-    assistant = cache.get_model(tiny["llama_other_tokenizer"]).model
+    assistant = cache.get_model(tiny["llama_other_tokenizer"], LOCAL).model
     embed, head = type(assistant.get_input_embeddings()), type(assistant.lm_head)
-    Race(prepare(preset, PROMPT, cache=cache), sequential=True, seed=1).run().to_dict()
+    Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=True, seed=1).run().to_dict()
     assert type(assistant.get_input_embeddings()) is embed and type(assistant.lm_head) is head
 
 
 def test_tokenizer_copies_are_made_once_and_reused(tiny, cache):
     preset = make_preset("uad", tiny["llama_target"], tiny["llama_other_tokenizer"], num_assistant_tokens=2)
     for _ in range(3):
-        Race(prepare(preset, PROMPT, cache=cache)).run().to_dict()
-    target_pool = cache.tokenizer_pool(tiny["llama_target"])
-    assistant_pool = cache.tokenizer_pool(tiny["llama_other_tokenizer"])
+        Race(prepare(preset, PROMPT, OPERATOR, cache=cache)).run().to_dict()
+    target_pool = cache.tokenizer_pool(tiny["llama_target"], allow_local=True)
+    assistant_pool = cache.tokenizer_pool(tiny["llama_other_tokenizer"], allow_local=True)
     assert target_pool.copies_made <= 3  # prompt encoding, the reader, the UAD generate call
     assert assistant_pool.copies_made <= 1
 
@@ -131,7 +131,7 @@ def test_tokenizer_copies_are_made_once_and_reused(tiny, cache):
 def test_start_stop_cycles_leave_no_threads(tiny, cache):
     """The short version of benchmarks/soak.py."""
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=1000)
-    setup = prepare(preset, PROMPT, cache=cache)
+    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
     before = threading.active_count()
     for _ in range(5):
         race = Race(setup)

@@ -14,7 +14,7 @@ from app.core.errors import ArenaError
 from app.core.knobs import KNOBS
 from app.core.loader import MODEL_CACHE
 from app.core.presets import load_presets
-from app.core.requests import build_request
+from app.core.requests import Limits, build_request
 from app.race.methods import METHODS
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.ui.config import UIConfig, parse_args
@@ -155,13 +155,13 @@ def _controls(**changes):
 
 
 def test_request_uses_only_the_active_knobs():
-    req = request_from_controls(_controls())
+    req = request_from_controls(_controls(), Limits())
     assert req.preset.prompt_lookup_num_tokens == 4 and req.preset.num_assistant_tokens is None
     assert req.preset.assistant_early_exit is None and req.preset.max_new_tokens == 16
-    sampled = request_from_controls(_controls(decoding=SAMPLING, temperature=0.7, seed=5))
+    sampled = request_from_controls(_controls(decoding=SAMPLING, temperature=0.7, seed=5), Limits())
     assert sampled.preset.do_sample and sampled.preset.temperature == 0.7 and sampled.seed == 5
     with pytest.raises(ArenaError):
-        request_from_controls(_controls(prompt_lookup_num_tokens=999))
+        request_from_controls(_controls(prompt_lookup_num_tokens=999), Limits())
     api = build_request("offline-prompt-lookup", "x", {"max_new_tokens": 8, "assistant_early_exit": 3})
     assert api.preset.max_new_tokens == 8 and api.preset.prompt_lookup_num_tokens == 10  # None keeps the preset's
     with pytest.raises(ArenaError, match="does not apply"):

@@ -10,6 +10,7 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
+from app.core.requests import Limits
 from app.planner.plan import PlanOptions, plan_from_numbers
 from app.ui.config import UIConfig
 from app.ui.html import status_html
@@ -107,7 +108,7 @@ def test_alpha_not_above_c_says_so_in_plain_words():
 
 
 def test_options_parse_and_reject():
-    opts = plan_options(80, 8192, "float16", "L4=0.8; A100=1.5", 100, 16, cap=64)
+    opts = plan_options(80, 8192, "float16", "L4=0.8; A100=1.5", 100, 16, Limits(max_new_tokens=64))
     assert (opts.gpu_memory_gb, opts.context_tokens, opts.dtype, opts.max_new_tokens) == (80, 8192, "float16", 16)
     assert [g.name for g in opts.gpus] == ["L4", "A100"] and parse_prices("")[0].name.startswith("A10")
     for args, needle in [((0, 4096, "bfloat16", "", 720), "GPU memory"), ((24, 1.5, "bfloat16", "", 720), "Context"),
@@ -115,7 +116,7 @@ def test_options_parse_and_reject():
         with pytest.raises(Exception, match=needle):
             plan_options(*args)
     with pytest.raises(Exception, match="cap of 64"):
-        plan_options(24, 4096, "bfloat16", "", 720, 100, cap=64)
+        plan_options(24, 4096, "bfloat16", "", 720, 100, Limits(max_new_tokens=64))
 
 
 # ----- rendering ---------------------------------------------------------------------------------
@@ -143,7 +144,7 @@ def test_measure_streams_progress_and_a_plan(tiny, local_planner, monkeypatch):
     handlers = local_planner.handlers
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=12)
     state = PlanState()
-    options = PlanOptions(max_new_tokens=12, repeats=2, steps=3)
+    options = PlanOptions(max_new_tokens=12, repeats=2, steps=3, limits=handlers.config.limits)
     frames = [named(local_planner, f) for f in handlers.measure_preset(state, preset, ["Hello there", "One two three"],
                                                                        options)]
     assert len(frames) >= 2 and "plan-progress" in frames[0]["status"]
@@ -170,7 +171,8 @@ def test_stop_before_the_first_step_cancels(tiny, local_planner):
     handlers = local_planner.handlers
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=8)
     state = PlanState()
-    gen = handlers.measure_preset(state, preset, ["Hi"], PlanOptions(max_new_tokens=8, repeats=1, steps=2))
+    gen = handlers.measure_preset(state, preset, ["Hi"], PlanOptions(max_new_tokens=8, repeats=1, steps=2,
+                                                                      limits=handlers.config.limits))
     next(gen)
     state.cancel.set()
     status = named(local_planner, list(gen)[-1])["status"]

@@ -18,21 +18,20 @@ from ..core.errors import ArenaError
 from ..core.presets import Preset
 from ..core.requests import Limits, apply_overrides
 from ..race.methods import get_method
+from ..core.requests import WARMUP_TOKENS, race_tokens
 from .stats import make_row
 from .suite import SuitePrompt
 from .sweep import Sweep, variants
 
 #: (preset, prompt text, stop event) -> a finished app.race.result.RaceResult.
 RaceFn = Callable[[Preset, str, threading.Event], Any]
-#: Tokens of the bench-level warm-up race of each preset.
-WARMUP_TOKENS = 8
 
 
 class PresetRacer:
     """The default race_fn: prepare (models from `cache`, default the process-wide one) and a sequential Race,
     which warms both sides up before timing; the bench's stop event stops it. Records each preset's weight dtype."""
 
-    def __init__(self, limits: Limits = Limits(), seed: int | None = None, load_progress: Callable | None = None,
+    def __init__(self, limits: Limits, seed: int | None = None, load_progress: Callable | None = None,
                  cache: Any = None):
         self.limits, self.seed, self.load_progress, self.cache = limits, seed, load_progress, cache
         self.dtypes: dict[str, str] = {}
@@ -120,10 +119,13 @@ class Bench:
     """Runs a :class:`BenchPlan`. rows: one dict per finished race (read them from any thread); stopped: Stop
     was pressed; progress: called with a :class:`BenchProgress` before and after each race."""
 
-    def __init__(self, plan: BenchPlan, race_fn: RaceFn | None = None, clock: Callable[[], float] = time.perf_counter,
-                 progress: Callable[[BenchProgress], None] | None = None):
+    def __init__(self, plan: BenchPlan, race_fn: RaceFn, clock: Callable[[], float] = time.perf_counter,
+                 progress: Callable[[BenchProgress], None] | None = None, time_limit: float | None = None):
+        """time_limit: seconds of the real clock after which the race in flight is stopped and the bench ends as
+        stopped (`timed_out` True); None: no limit."""
         self.plan = plan
-        self.race_fn = race_fn or PresetRacer()
+        self.race_fn = race_fn
+        self.time_limit, self.timed_out = time_limit, False
         self.clock = clock
         self.progress = progress or (lambda p: None)
         self.stop_event = threading.Event()
@@ -137,6 +139,12 @@ class Bench:
     @property
     def total(self) -> int:
         return len(self.jobs)
+
+    @property
+    def work_tokens(self) -> int:
+        """The most tokens the whole bench generates: each preset's warm-up race and every sequential race."""
+        warm = sum(race_tokens(self._warm_up_tokens(p), True) for p, _ in self.checked) if self.plan.warm_up else 0
+        return warm + sum(race_tokens(job.preset.max_new_tokens, True) for job in self.jobs)
 
     def stop(self) -> None:
         """End the race in flight after its current forward pass; finished rows are kept."""
@@ -163,12 +171,33 @@ class Bench:
 
     def _warm_up(self, preset: Preset) -> None:
         self._report("warm-up", preset=preset.id)
-        tokens = min(WARMUP_TOKENS, preset.max_new_tokens)
-        self._race(apply_overrides(preset, {"max_new_tokens": tokens}), self.plan.prompts[0])
+        self._race(apply_overrides(preset, {"max_new_tokens": self._warm_up_tokens(preset)}), self.plan.prompts[0])
+
+    @staticmethod
+    def _warm_up_tokens(preset: Preset) -> int:
+        return min(WARMUP_TOKENS, preset.max_new_tokens)
+
+    def _time_up(self) -> None:
+        self.timed_out = True
+        self.stop()
 
     def run(self) -> list[dict[str, Any]]:
         """Run every job (warm-up first per preset); returns the rows (partial when stopped)."""
         self._started = self.clock()
+        timer = threading.Timer(self.time_limit, self._time_up) if self.time_limit is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            self._run_jobs()
+        finally:
+            if timer is not None:
+                timer.cancel()
+        self.stopped = self.stop_event.is_set()
+        self._report("stopped" if self.stopped else "done")
+        return list(self.rows)
+
+    def _run_jobs(self) -> None:
         sweep_knob = self.plan.sweep.knob if self.plan.sweep else None
         warmed: set[str] = set()
         for job in self.jobs:
@@ -186,6 +215,3 @@ class Bench:
                 break
             sweep = (sweep_knob, job.sweep_value) if sweep_knob else None
             self.rows.append(make_row(result, job.preset, job.prompt, job.repeat, sweep, self.clock() - start))
-        self.stopped = self.stop_event.is_set()
-        self._report("stopped" if self.stopped else "done")
-        return list(self.rows)

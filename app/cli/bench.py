@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.runner import Bench, PresetRacer
     from ..bench.summary import summary_markdown
 
-    racer = PresetRacer(Limits(), args.seed, progress_logger)
+    racer = PresetRacer(Limits.operator(), args.seed, progress_logger)
     bench = Bench(plan_from_args(args), racer, time.perf_counter, TerminalBar())
     status = 0
     try:

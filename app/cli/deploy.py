@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if changes:
         preset = apply_overrides(preset, changes, FLAG)
         for spec in changes.values():
-            resolve(spec)  # a malformed id or a missing local folder is one clear line
+            resolve(spec, allow_local=True)  # a malformed id or a missing local folder is one clear line
     plan = read_plan(args.plan) if args.plan is not None else None
     result = deploy(preset, args.engine, plan, closest=args.closest)
     sys.stdout.write(json.dumps(result.to_dict()) + "\n" if args.json else result.text())

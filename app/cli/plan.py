@@ -20,7 +20,7 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.presets import METHOD_IDS, Preset, get_preset
-from ..core.requests import PROMPT_SEPARATOR, apply_overrides, read_text_file, split_prompts
+from ..core.requests import PROMPT_SEPARATOR, Limits, apply_overrides, read_text_file, split_prompts
 from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
 from ..planner.theory import MAX_C
 from ..planner.memory import DTYPE_BYTES
@@ -118,7 +118,8 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
                              "--method layerskip --assistant-early-exit N.")
         from ..core.loader import MODEL_CACHE
 
-        same = MODEL_CACHE.get_tokenizer(args.target).get_vocab() == MODEL_CACHE.get_tokenizer(args.assistant).get_vocab()
+        same = (MODEL_CACHE.get_tokenizer(args.target, allow_local=True).get_vocab()
+                == MODEL_CACHE.get_tokenizer(args.assistant, allow_local=True).get_vocab())
         method = "drafter" if same else "uad"
     changes["method"] = method
     if method == "prompt-lookup" and args.prompt_lookup_num_tokens is None:
@@ -133,7 +134,7 @@ def _calculator(args: argparse.Namespace, options: Any) -> dict:
     from ..planner.plan import calculator_plan
 
     return calculator_plan(args.alpha, args.c, options, args.speedup, args.preset, args.target, args.assistant,
-                           args.method)
+                           args.method, allow_local=options.limits.allow_local)
 
 
 def build_plan(args: argparse.Namespace) -> dict:
@@ -144,7 +145,7 @@ def build_plan(args: argparse.Namespace) -> dict:
     gpus = tuple(parse_gpu_price(g) for g in args.gpu_price) if args.gpu_price else DEFAULT_GPUS
     options = PlanOptions(dtype=args.dtype, context_tokens=args.context, gpu_memory_gb=args.gpu_memory, gpus=gpus,
                           hours_per_month=args.hours_per_month, max_new_tokens=args.max_new_tokens,
-                          repeats=args.repeats, steps=args.steps, check=not args.no_check)
+                          repeats=args.repeats, steps=args.steps, check=not args.no_check, limits=Limits.operator())
     if args.alpha is not None:
         return _calculator(args, options)
     preset = preset_from_args(args)

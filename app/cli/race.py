@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import DTYPES, QUANTIZATIONS
-from ..core.requests import RaceRequest, apply_overrides, build_request, read_text_file
+from ..core.requests import Limits, RaceRequest, apply_overrides, build_request, read_text_file
 from ..race.stats import speedup_verdict
 from ..race.result import STATUSES, RaceResult
 from .common import add_knob_flags, given, progress_logger
@@ -62,7 +63,7 @@ def request_from_args(args: argparse.Namespace) -> RaceRequest:
         changes["do_sample"] = True
     if args.no_chat_template:
         changes["chat_template"] = False
-    return build_request(args.preset, read_prompt(args), changes, args.seed, FLAG)
+    return build_request(args.preset, read_prompt(args), changes, args.seed, FLAG, Limits.operator())
 
 
 def stats_line(result: RaceResult) -> str:
@@ -93,10 +94,10 @@ def tuned(request: RaceRequest) -> tuple[RaceRequest, dict]:
     """--tune: the request with the planner's draft settings for this prompt (the reason goes to stderr)."""
     from ..planner.tune import tune
 
-    tuning = tune(request.preset, check_prompt_text(request.prompt), progress_logger)
+    tuning = tune(replace(request, prompt=check_prompt_text(request.prompt)), progress_logger)
     sys.stderr.write(f"tuned: {', '.join(f'{k}={v}' for k, v in tuning.knobs.items())} ({tuning.reason})\n")
     preset = apply_overrides(request.preset, tuning.knobs, FLAG)
-    return RaceRequest(preset, request.prompt, request.seed), tuning.to_dict()
+    return replace(request, preset=preset), tuning.to_dict()
 
 
 def check_prompt_text(prompt: Any) -> str:
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.save_trace, "trace")
     if args.tune:
         request, tuning = tuned(request)
-    setup = prepare(request.preset, request.prompt, progress=progress_logger)
+    setup = prepare(request.preset, request.prompt, request.limits, progress=progress_logger)
     race = Race(setup, sequential=args.sequential, seed=request.seed)
     try:
         # a failed side makes the whole race an error: exit 2, one line, nothing on stdout (docs/DESIGN.md §4)

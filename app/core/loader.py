@@ -8,6 +8,7 @@ dropped when the weights exceed the configured budget (bytes, per device).
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import threading
 import time
@@ -19,12 +20,28 @@ from typing import Any, Callable
 import torch
 
 from .errors import ArenaError
-from .sources import Source, converted_folder, hub_reachable, resolve, unknown_model
+from .sources import Source, check_hub_size, converted_folder, hub_reachable, resolve, unknown_model
 from .tokenizers import TokenizerPool
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
+
+
+#: The share of a device's memory that model weights may take by default (the rest: activations, KV cache, the OS).
+MEMORY_SHARE = 0.6
+
+
+def device_memory_bytes() -> int:
+    """Memory of the device models load on: the first GPU's, else this machine's RAM."""
+    if torch.cuda.is_available():
+        return int(torch.cuda.get_device_properties(0).total_memory)
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def default_memory_budget() -> int:
+    """Bytes of model weights kept per device by default: MEMORY_SHARE of :func:`device_memory_bytes`."""
+    return int(device_memory_bytes() * MEMORY_SHARE)
 
 
 def default_device() -> str:
@@ -47,13 +64,15 @@ def resolve_dtype(name: str, device: str) -> torch.dtype:
 
 @dataclass(frozen=True)
 class LoadOptions:
-    """How to load one model. dtype/quantization/device_map as in the preset."""
+    """How to load one model. dtype/quantization/device_map as in the preset; allow_local / trust_remote_code /
+    max_model_bytes: the request's limits (core.requests.Limits)."""
 
     dtype: str = "auto"
     quantization: str = "none"
     device_map: str = "auto"
-    allow_local: bool = True
+    allow_local: bool = False
     trust_remote_code: bool = False
+    max_model_bytes: int | None = None
 
 
 @dataclass
@@ -180,12 +199,12 @@ class ModelCache:
                 self._evict(keep=key)
             return entry
 
-    def get_tokenizer(self, spec: str, allow_local: bool = True, progress: Progress | None = None,
+    def get_tokenizer(self, spec: str, allow_local: bool = False, progress: Progress | None = None,
                       trust_remote_code: bool = False) -> Any:
         """The cached tokenizer for `spec`, for reading attributes only (encode with a pooled copy)."""
         return self.tokenizer_pool(spec, allow_local, progress, trust_remote_code).original
 
-    def tokenizer_pool(self, spec: str, allow_local: bool = True, progress: Progress | None = None,
+    def tokenizer_pool(self, spec: str, allow_local: bool = False, progress: Progress | None = None,
                        trust_remote_code: bool = False) -> TokenizerPool:
         """The :class:`TokenizerPool` for `spec`, loading the tokenizer once."""
         source = resolve(spec, allow_local=allow_local)
@@ -222,6 +241,8 @@ class ModelCache:
             kwargs["device_map"] = "auto" if options.device_map == "auto" else options.device_map
         elif options.device_map not in ("auto", "cpu"):
             raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
+        if source.kind == "hub" and hub_reachable():
+            check_hub_size(source.path, options.max_model_bytes)  # before from_pretrained downloads anything
         if progress:
             progress(f"Loading {source.spec}")
         start = time.perf_counter()

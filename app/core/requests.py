@@ -15,7 +15,7 @@ from typing import Any
 from .errors import ArenaError
 from .knobs import KNOB_TABLE, REQUEST, Origin, shown
 from .presets import Preset, get_preset
-from .sources import MAX_ID_CHARS
+from .sources import MAX_ID_CHARS, refuse_local_path
 
 #: A model field and the separate tokenizer id it makes stale when it changes.
 MODEL_FIELDS = {"target": "tokenizer", "assistant": "assistant_tokenizer"}
@@ -29,14 +29,41 @@ MAX_PRESET_ID_CHARS = 100
 PROMPT_SEPARATOR = "---"
 
 
+#: The most tokens one request may generate over all its races (warm-ups and planner passes included), on a page
+#: reachable only from this machine and on a public one (a --share link or a Space). ``--work-budget-tokens`` sets it.
+LOCAL_WORK_TOKENS = 250_000
+PUBLIC_WORK_TOKENS = 8_000
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Operator limits on what one request may ask for (tokens; whether local folders / remote code)."""
+    """What one request may ask for. Every way in (page, API, planner, benchmark, command line) passes one of these to
+    the engine; the defaults are the safe side, a public page's, so a forgotten argument cannot open anything up.
+
+    max_prompt_tokens / max_new_tokens: per race (tokens); allow_local: local folders as model ids;
+    trust_remote_code: run code from model repositories; work_tokens: tokens one request may generate over all
+    its races (None: no limit); max_model_bytes: the largest hub model downloaded, from the hub's file sizes
+    (None: no limit).
+    """
 
     max_prompt_tokens: int = 4096
-    max_new_tokens: int = 1024
-    allow_local: bool = True
+    max_new_tokens: int = 512
+    allow_local: bool = False
     trust_remote_code: bool = False
+    work_tokens: int | None = PUBLIC_WORK_TOKENS
+    max_model_bytes: int | None = None
+
+    @classmethod
+    def operator(cls) -> "Limits":
+        """The command line's limits: the person at the keyboard owns the machine (local folders, no work budget)."""
+        return cls(max_prompt_tokens=32_768, max_new_tokens=int(KNOB_TABLE["max_new_tokens"].high), allow_local=True,
+                   work_tokens=None)
+
+    def check_work(self, tokens: int, what: str, fewer: str) -> None:
+        """ArenaError when `what` would generate more than `work_tokens` tokens; `fewer` says what to ask for less of."""
+        if self.work_tokens is not None and tokens > self.work_tokens:
+            raise ArenaError(f"This {what} would generate about {tokens:,} tokens; this server allows "
+                             f"{self.work_tokens:,} per request: {fewer}.")
 
 
 @dataclass(frozen=True)
@@ -46,6 +73,7 @@ class RaceRequest:
     preset: Preset
     prompt: str
     seed: int | None = None
+    limits: Limits = Limits()
 
     @property
     def signature(self) -> tuple:
@@ -106,14 +134,37 @@ def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
     return None if _blank(seed) else KNOB_TABLE["seed"].check(seed, origin)
 
 
+def build_preset(preset_id: Any, changes: dict[str, Any], limits: Limits, origin: Origin = REQUEST) -> Preset:
+    """The preset `preset_id` with `changes` applied (:func:`apply_overrides`), within `limits`: the token cap, and
+    model ids that name no local folder unless the limits allow them (checked on the text, before any file call)."""
+    preset = apply_overrides(get_preset(check_preset_id(preset_id, origin)), changes, origin)
+    if preset.max_new_tokens > limits.max_new_tokens:
+        raise origin.blame("max_new_tokens", f"is {preset.max_new_tokens}, above this server's cap of "
+                                             f"{limits.max_new_tokens}")
+    if not limits.allow_local:
+        for spec in filter(None, (preset.target, preset.assistant, preset.tokenizer, preset.assistant_tokenizer)):
+            refuse_local_path(spec)
+    return preset
+
+
 def build_request(preset_id: str, prompt: Any, changes: dict[str, Any], seed: Any = None,
-                  origin: Origin = REQUEST) -> RaceRequest:
-    """The request for `preset_id` with `changes` (see :func:`apply_overrides`), `prompt` and `seed`."""
-    preset_id = check_preset_id(preset_id, origin)
+                  origin: Origin = REQUEST, limits: Limits = Limits()) -> RaceRequest:
+    """The request for `preset_id` with `changes` (see :func:`build_preset`), `prompt` and `seed`, under `limits`
+    (the server's, or :meth:`Limits.operator` for the command line). Every way in builds its work through here."""
     prompt = check_prompt_text(prompt, origin)
     seed = check_seed(seed, origin)
-    preset = apply_overrides(get_preset(preset_id), changes, origin)
-    return RaceRequest(preset, prompt, seed)
+    preset = build_preset(preset_id, changes, limits, origin)
+    limits.check_work(race_tokens(preset.max_new_tokens), "race", "ask for fewer new tokens")
+    return RaceRequest(preset, prompt, seed, limits)
+
+
+#: Tokens per side of the warm-up before a sequential (measured) race (docs/DESIGN.md §4).
+WARMUP_TOKENS = 8
+
+
+def race_tokens(max_new_tokens: int, sequential: bool = True) -> int:
+    """The most tokens one race generates: both sides, plus the warm-up when it is sequential."""
+    return 2 * max_new_tokens + (2 * WARMUP_TOKENS if sequential else 0)
 
 
 def check_preset_id(preset_id: Any, origin: Origin = REQUEST) -> str:

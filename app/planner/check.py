@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
+from ..core.requests import Limits
 from ..race.prepare import prepare
 from .measure import ObservedAlpha, observed_alpha
 
@@ -67,7 +68,7 @@ def modelled_speedup(rounds: Sequence[Any], c: float) -> float | None:
     return sum(r.accepted + 1 for r in rounds) / sum(1 + r.drafted * c for r in rounds)
 
 
-def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], c: float,
+def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], c: float, limits: Limits,
                  progress: Progress | None = None) -> CheckRun:
     """Sequential races of `preset` with `knobs` on every prompt (see :class:`CheckRun`)."""
     from ..race.runner import Race
@@ -77,7 +78,7 @@ def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], 
     for i, prompt in enumerate(prompts):
         if progress:
             progress(f"Racing {knobs or 'preset setting'} on prompt {i + 1}/{len(prompts)}")
-        result = Race(prepare(p, prompt, progress=progress), sequential=True).run()
+        result = Race(prepare(p, prompt, limits, progress=progress), sequential=True).run()
         if result.errors:
             raise ArenaError("; ".join(f"{side}: {msg}" for side, msg in result.errors.items()))
         runs.append(result)

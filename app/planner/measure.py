@@ -28,6 +28,7 @@ import torch
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
+from ..core.requests import Limits
 from ..race.hooks import private_view
 from ..race.prepare import RaceSetup, generate_call, prepare
 
@@ -113,11 +114,11 @@ def borrowed_tokenizers(setup: RaceSetup) -> Iterator[tuple[Any, Any]]:
                 yield tok, atok
 
 
-def prepare_all(preset: Preset, prompts: Sequence[str], progress: Progress | None = None) -> list[RaceSetup]:
-    """One RaceSetup per prompt (models load once, from the cache)."""
+def prepare_all(preset: Preset, prompts: Sequence[str], limits: Limits, progress: Progress | None = None) -> list[RaceSetup]:
+    """One RaceSetup per prompt (models load once, from the cache), under the request's `limits`."""
     if not prompts:
         raise ArenaError("No prompts to measure on: give --prompts FILE or use a preset with example prompts.")
-    return [prepare(preset, prompt, progress=progress) for prompt in prompts]
+    return [prepare(preset, prompt, limits, progress=progress) for prompt in prompts]
 
 
 # ----- reference output and alpha by agreement ---------------------------------------------------------

@@ -133,7 +133,7 @@ def kv_cache_bytes(facts: ArchFacts, context: int, dtype: str = "bfloat16") -> f
     return per_layer_token * (full * context + windowed)
 
 
-def load_config(spec: str, allow_local: bool = True) -> tuple[Any, int | None, str]:
+def load_config(spec: str, allow_local: bool = False) -> tuple[Any, int | None, str]:
     """(config, parameter count if the checkpoint states it, where the config came from) for a model spec.
 
     GGUF package models use their converted folder when present, else the GGUF metadata; the
@@ -161,7 +161,7 @@ def load_config(spec: str, allow_local: bool = True) -> tuple[Any, int | None, s
                          f"here; known offline configs: {', '.join(REFERENCE_CONFIGS)}.") from None
 
 
-def facts_for(spec: str, allow_local: bool = True) -> tuple[ArchFacts, str]:
+def facts_for(spec: str, allow_local: bool = False) -> tuple[ArchFacts, str]:
     """(ArchFacts, config origin) for a model spec. Parameters from a meta-device instantiation of the
     config; if that class cannot be built here, from the safetensors headers (which also count any
     buffers the checkpoint stores)."""
@@ -223,7 +223,7 @@ def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = "bflo
 
 
 def memory_for_specs(target: str, assistant: str | None, dtype: str = "bfloat16", context: int = 4096,
-                     gpu_memory_gb: float = 24.0, drafter_note: str = "", allow_local: bool = True) -> dict[str, Any]:
+                     gpu_memory_gb: float = 24.0, drafter_note: str = "", allow_local: bool = False) -> dict[str, Any]:
     """:func:`pair_memory` for model specs (configs read with :func:`load_config`)."""
     t_facts, t_origin = facts_for(target, allow_local)
     d_facts, d_origin = facts_for(assistant, allow_local) if assistant else (None, None)

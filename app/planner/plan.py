@@ -13,6 +13,8 @@ from typing import Any, Callable, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import get_preset
+from ..core.requests import Limits
+from ..core.requests import race_tokens
 from ..race.prepare import RaceSetup
 from .advice import advice, vocabulary_check
 from .check import CheckRun, constant_knobs, default_knobs, race_prompts
@@ -21,7 +23,7 @@ from .measure import (AgreementAlpha, LookupAgreement, agreement_alpha, borrowed
                       prepare_all, reference_tokens)
 from .memory import memory_for_specs
 from .theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
-from .timing import StepRatio, VerifySlope, measure_c, verify_slope
+from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, verify_slope
 
 Progress = Callable[[str], None]
 
@@ -29,7 +31,8 @@ Progress = Callable[[str], None]
 @dataclass
 class PlanOptions:
     """Settings of one plan. dtype/context/gpu_memory_gb: the memory check; gpus/hours_per_month: cost;
-    max_new_tokens (None: the preset's), repeats x steps: the c timing; check: race the prediction."""
+    max_new_tokens (None: the preset's), repeats x steps: the c timing; check: race the prediction;
+    limits: the request's (the server's, or Limits.operator() on the command line): caps, local folders, work budget."""
 
     dtype: str = "bfloat16"
     context_tokens: int = 4096
@@ -40,6 +43,7 @@ class PlanOptions:
     repeats: int = 5
     steps: int = 8
     check: bool = True
+    limits: Limits = Limits()
 
 
 @dataclass
@@ -82,7 +86,7 @@ def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions
 
 def calculator_plan(alpha: float, c: float, options: PlanOptions, speedup: float | None = None,
                     preset_id: str | None = None, target: str | None = None, assistant: str | None = None,
-                    method: str | None = None, allow_local: bool = True) -> dict[str, Any]:
+                    method: str | None = None, allow_local: bool = False) -> dict[str, Any]:
     """The calculator for (alpha, c), plus memory from configs when models are named (nothing loaded).
 
     speedup: also price this measured speedup; preset_id: take the models (and method) from this
@@ -116,7 +120,7 @@ def _recommend(runs: list[CheckRun], default: CheckRun) -> str:
     return f"Use the {ranked[0].label} ({listed})."
 
 
-def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measurement,
+def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measurement, limits: Limits,
            progress: Progress | None) -> dict[str, Any]:
     """Race the best constant gamma and the default setting (and the hardware-adjusted best gamma when it
     differs); predicted vs measured for each."""
@@ -124,13 +128,14 @@ def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measur
 
     def constant_run(g: int, label: str) -> CheckRun:
         knobs = constant_knobs(kind, g)
-        run = m.probe if m.probe and m.probe.knobs == knobs else race_prompts(preset, prompts, knobs, c_eff, progress)
+        run = (m.probe if m.probe and m.probe.knobs == knobs
+               else race_prompts(preset, prompts, knobs, c_eff, limits, progress))
         run.label, run.gamma, run.predicted_speedup = label, g, round(predicted_speedup(a, plan["c"], g), 4)
         return run
 
     constant = constant_run(plan["best_gamma"], f"constant gamma {plan['best_gamma']}")
     label, knobs = default_knobs(kind, preset)
-    other = race_prompts(preset, prompts, knobs, c_eff, progress)
+    other = race_prompts(preset, prompts, knobs, c_eff, limits, progress)
     og = preset.prompt_lookup_num_tokens if kind == "lookup" else None
     other.label, other.gamma = label, og
     other.predicted_speedup = round(predicted_speedup(a, plan["c"], og), 4) if og else None
@@ -143,9 +148,19 @@ def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measur
             "adjusted": adjusted.to_dict() if adjusted else None, "recommendation": _recommend(runs, other)}
 
 
+def plan_work_tokens(preset: Any, prompts: int, options: PlanOptions) -> int:
+    """The most tokens a measured plan generates (token-equivalents): per prompt the target's greedy text and its
+    teacher-forced pass, the step timing of c and the verification slope, and the check races (three settings,
+    plus UAD's probe), each a sequential race."""
+    tokens = options.max_new_tokens or preset.max_new_tokens
+    timing = 2 * options.repeats * (options.steps + 2) + 2 * options.repeats * (VERIFY_K + 1)
+    settings = (3 + (method_kind(preset.method) == "uad")) if options.check else 0
+    return prompts * 2 * tokens + timing + settings * prompts * race_tokens(tokens, True)
+
+
 def _measure(preset: Any, prompts: list[str], kind: str, options: PlanOptions, progress: Progress | None) -> Measurement:
     """Everything measured before predicting: setups, alpha by agreement, lookup alpha, c, verify slope, UAD probe."""
-    setups = prepare_all(preset, prompts, progress)
+    setups = prepare_all(preset, prompts, options.limits, progress)
     if progress:
         progress("Generating the target's greedy text and measuring alpha and c")
     refs = [reference_tokens(s) for s in setups]
@@ -155,7 +170,7 @@ def _measure(preset: Any, prompts: list[str], kind: str, options: PlanOptions, p
     m.alpha, m.alpha_source = m.agreement.value, "greedy agreement (the drafter-choice article's method)"
     if kind == "uad" and options.check:
         g0 = preset.num_assistant_tokens or 5
-        m.probe = race_prompts(preset, prompts, constant_knobs(kind, g0), m.c_effective, progress)
+        m.probe = race_prompts(preset, prompts, constant_knobs(kind, g0), m.c_effective, options.limits, progress)
         m.alpha, m.alpha_source = m.probe.observed.value, f"observed in constant gamma {g0} runs (tokenizers differ)"
     if m.alpha is None:
         raise ArenaError("The target generated no tokens to measure alpha on: use longer outputs or other prompts.")
@@ -196,7 +211,7 @@ def _memory_and_advice(plan: dict, preset: Any, m: Measurement, options: PlanOpt
     note = "" if preset.assistant else "no second model: drafts come from the target itself (or the prompt)"
     try:
         plan["memory"] = memory_for_specs(preset.target, preset.assistant, options.dtype, options.context_tokens,
-                                          options.gpu_memory_gb, note)
+                                          options.gpu_memory_gb, note, options.limits.allow_local)
     except ArenaError as exc:
         plan["memory"] = {"error": str(exc)}
     plan["vocabulary"] = None
@@ -220,12 +235,14 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
     if options.max_new_tokens:
         changes["max_new_tokens"] = options.max_new_tokens
     preset = preset.with_overrides(changes)
+    options.limits.check_work(plan_work_tokens(preset, len(prompts), options), "planner measurement",
+                              "fewer prompts or new tokens, or --no-check")
     m = _measure(preset, prompts, kind, options, progress)
     plan = plan_from_numbers(m.alpha, m.c.value, options)
     _measured_report(plan, preset, prompts, m)
     plan["check"] = None
     if options.check:
-        _checked_report(plan, _check(preset, prompts, kind, plan, m, progress), options)
+        _checked_report(plan, _check(preset, prompts, kind, plan, m, options.limits, progress), options)
     _memory_and_advice(plan, preset, m, options, sampling)
     return plan
 

@@ -139,8 +139,12 @@ def step_ratio(draft: Any, target: Any, repeats: int = 5, steps: int = 8, device
                      statistics.median(d_ms), statistics.median(t_ms), [min(d_ms), max(d_ms)], [min(t_ms), max(t_ms)])
 
 
+#: The longest verification timed for the slope (tokens).
+VERIFY_K = 9
+
+
 @torch.inference_mode()
-def verify_slope(setup: RaceSetup, ref: list[int], k: int = 9, repeats: int = 5) -> VerifySlope:
+def verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
     """Extra cost per verified token: (t(k-token pass) / t(1-token pass) - 1) / (k - 1), both with the prompt
     in the KV cache (a fresh copy each time; prefill not timed). Theorem 3.8 takes it as 0 (true on a
     memory-bound GPU); on a CPU the pass is compute-bound, and c + slope is the effective cost ratio."""

@@ -13,9 +13,10 @@ from typing import Any, Callable
 
 from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE
-from ..core.presets import Preset
+from ..core.requests import RaceRequest
+from ..core.requests import race_tokens
 from .measure import KIND_BY_METHOD
-from .plan import PlanOptions, plan_for_preset
+from .plan import PlanOptions, plan_for_preset, plan_work_tokens
 
 #: The knob that sets the draft length, per planner kind.
 LENGTH_KNOB = {"lookup": "prompt_lookup_num_tokens", "drafter": "num_assistant_tokens", "uad": "num_assistant_tokens",
@@ -40,15 +41,25 @@ class Tuning:
                 "reason": self.reason}
 
 
-def tune(preset: Preset, prompt: str, progress: Callable[[str], None] | None = None,
-         max_new_tokens: int | None = None) -> Tuning:
-    """Measure `preset` on `prompt` (greedy) and return the draft settings to race with."""
+#: What Tune measures: greedy agreement, then c and the verification slope with 3 repeats of 4 steps, no check races.
+def tune_options(request: RaceRequest) -> PlanOptions:
+    """The planner settings Tune runs with, under the request's limits."""
+    return PlanOptions(max_new_tokens=request.preset.max_new_tokens, repeats=3, steps=4, check=False,
+                       limits=request.limits)
+
+
+def tune(request: RaceRequest, progress: Callable[[str], None] | None = None) -> Tuning:
+    """Measure the request's preset on its prompt (greedy) and return the draft settings to race with.
+
+    The measurement and the race that follows count against the request's work budget together (checked first)."""
+    preset, options = request.preset, tune_options(request)
     if preset.method not in KIND_BY_METHOD:
         raise ArenaError(f"Tune measures drafter, ensemble, uad, layerskip and prompt-lookup presets; the {preset.method} "
                          "method drafts from the target's own hidden states and has no draft length to tune.")
     kind = KIND_BY_METHOD[preset.method]
-    plan = plan_for_preset(preset, [prompt], PlanOptions(max_new_tokens=max_new_tokens, repeats=3, steps=4,
-                                                         check=False), progress)
+    request.limits.check_work(plan_work_tokens(preset, 1, options) + race_tokens(preset.max_new_tokens, True),
+                              "Tune and its measured race", "ask for fewer new tokens")
+    plan = plan_for_preset(preset, [request.prompt], options, progress)
     hw = plan["hardware_adjusted"]
     out = Tuning(alpha=plan["alpha"], c_effective=hw["c_effective"], best_gamma=hw["best_gamma"],
                  predicted_speedup=hw["predicted_speedup"])

@@ -64,15 +64,20 @@ def check_prompt(prompt: Any, limits: Limits) -> str:
     return prompt
 
 
-def prepare(preset: Preset, prompt: Any, limits: Limits = Limits(), cache: ModelCache = MODEL_CACHE,
+def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MODEL_CACHE,
             progress: Progress | None = None) -> RaceSetup:
-    """Validate, load (cached) and encode everything for a race of `preset` on `prompt`."""
+    """Validate, load (cached) and encode everything for a race of `preset` on `prompt`.
+
+    limits: the request's (:class:`~app.core.requests.RaceRequest` ``.limits``); required, so that no way in can
+    reach the loader without the server's caps and local-folder rule.
+    """
     prompt = check_prompt(prompt, limits)
     if preset.max_new_tokens > limits.max_new_tokens:
         raise ArenaError(f"max_new_tokens={preset.max_new_tokens} is above this server's cap of {limits.max_new_tokens}.")
     method = get_method(preset.method)
     method.check_preset(preset)
-    options = LoadOptions(preset.dtype, preset.quantization, preset.device_map, limits.allow_local, limits.trust_remote_code)
+    options = LoadOptions(preset.dtype, preset.quantization, preset.device_map, limits.allow_local, limits.trust_remote_code,
+                          limits.max_model_bytes)
     target = cache.get_model(preset.target, options, progress)
     tokenizers = cache.tokenizer_pool(preset.tokenizer or preset.target, limits.allow_local, progress,
                                       limits.trust_remote_code)

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import torch
 
 from ..core.errors import ArenaError
+from ..core.requests import WARMUP_TOKENS
 from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer
@@ -31,7 +32,6 @@ from .trace import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOn
 log = logging.getLogger(__name__)
 
 SIDES = ("baseline", "assisted")
-WARMUP_TOKENS = 8
 
 
 def describe_error(exc: BaseException, setup: RaceSetup | None = None) -> tuple[str, bool]:

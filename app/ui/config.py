@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..core.requests import Limits
+from ..core.requests import LOCAL_WORK_TOKENS, PUBLIC_WORK_TOKENS, Limits
 
 DEFAULT_PRESET = "offline-prompt-lookup"
 
@@ -29,6 +29,13 @@ class UIConfig:
 
     concurrency_limit: generation events that may run at once (None: 1 on CPU, 2 on GPU).
     max_new_tokens_cap / max_prompt_tokens: per-request ceilings (tokens).
+    public: whether strangers can reach the page (None: a --share link or a Space); a public page gets the lower
+    work budget, the benchmark's time limit and one job per visitor.
+    work_budget_tokens: tokens one request may generate over all its races (None: by `public`).
+    bench_minutes: the longest benchmark run from the page (None: 3 minutes when public, else no limit).
+    memory_budget_gb / max_model_gb: model weights kept per device / the largest hub model loaded (None: derived
+    from this machine's memory, core.loader.default_memory_budget).
+    queue_size: jobs waiting in the queue at most (gradio's max_size).
     """
 
     host: str = "127.0.0.1"
@@ -41,18 +48,45 @@ class UIConfig:
     max_prompt_tokens: int = 4096
     concurrency_limit: int | None = None
     memory_budget_gb: float | None = None
+    public: bool | None = None
+    work_budget_tokens: int | None = None
+    bench_minutes: float | None = None
+    max_model_gb: float | None = None
+    queue_size: int = 16
+
+    @property
+    def is_public(self) -> bool:
+        """Strangers can reach the page: the flag, else a --share link or a Space (SPACE_ID is set)."""
+        return self.public if self.public is not None else bool(self.share or os.environ.get("SPACE_ID")
+                                                                    or os.environ.get("SYSTEM") == "spaces")
+
+    def memory_budget_bytes(self) -> int:
+        """Bytes of model weights kept per device: the flag, else derived from this machine's memory."""
+        from ..core.loader import default_memory_budget
+
+        return int(self.memory_budget_gb * 1e9) if self.memory_budget_gb is not None else default_memory_budget()
 
     def apply_memory_budget(self) -> None:
         """Set the process-wide model cache's budget (bytes of weights per device)."""
         from ..core.loader import MODEL_CACHE
 
-        MODEL_CACHE.budget_bytes = None if self.memory_budget_gb is None else int(self.memory_budget_gb * 1e9)
+        MODEL_CACHE.budget_bytes = self.memory_budget_bytes()
+
+    @property
+    def bench_seconds(self) -> float | None:
+        """The longest benchmark run from the page (seconds; None: no limit)."""
+        minutes = self.bench_minutes if self.bench_minutes is not None else (PUBLIC_BENCH_MINUTES if self.is_public
+                                                                             else None)
+        return None if minutes is None else minutes * 60
 
     @property
     def limits(self) -> Limits:
         """The engine limits every request of this server runs under."""
+        work = self.work_budget_tokens or (PUBLIC_WORK_TOKENS if self.is_public else LOCAL_WORK_TOKENS)
+        max_model = int(self.max_model_gb * 1e9) if self.max_model_gb is not None else self.memory_budget_bytes()
         return Limits(max_prompt_tokens=self.max_prompt_tokens, max_new_tokens=self.max_new_tokens_cap,
-                      allow_local=self.allow_local_models, trust_remote_code=self.trust_remote_code)
+                      allow_local=self.allow_local_models, trust_remote_code=self.trust_remote_code,
+                      work_tokens=work, max_model_bytes=max_model)
 
     def generation_concurrency(self) -> int:
         """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
@@ -61,6 +95,8 @@ class UIConfig:
         return 2 if has_gpu() else 1
 
 
+#: A public page's longest benchmark run (minutes).
+PUBLIC_BENCH_MINUTES = 3.0
 #: The smallest --max-new-tokens-cap: a fair measurement warms up with 8 tokens a side, and the sliders need room.
 MIN_TOKENS_CAP = 8
 
@@ -105,7 +141,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help="races that may run at once (default: 1 on CPU, 2 on GPU)")
     parser.add_argument("--memory-budget-gb", type=float, default=None,
                         help="keep at most this many GB of model weights per device; least recently used models "
-                             "are dropped (default: no limit)")
+                             "are dropped (default: 60%% of this machine's memory, or of the GPU's)")
+    parser.add_argument("--max-model-gb", type=float, default=None,
+                        help="refuse hub models with more GB of weights than this, checked before any download "
+                             "(default: the memory budget)")
+    parser.add_argument("--public", action=argparse.BooleanOptionalAction, default=None,
+                        help="treat the page as reachable by strangers: lower work budget, a time limit on the "
+                             "benchmark, one job per visitor (default: on with --share or on a Space)")
+    parser.add_argument("--work-budget-tokens", type=_positive, default=None,
+                        help=f"tokens one request may generate over all its races, planner and benchmark passes "
+                             f"included (default {PUBLIC_WORK_TOKENS:,} when public, else {LOCAL_WORK_TOKENS:,})")
+    parser.add_argument("--bench-minutes", type=float, default=None,
+                        help=f"stop a benchmark run from the page after this many minutes (default "
+                             f"{PUBLIC_BENCH_MINUTES:g} when public, else no limit)")
+    parser.add_argument("--queue-size", type=_positive, default=16,
+                        help="jobs that may wait in the queue; more are refused with 'queue is full' (default 16)")
     return parser
 
 
@@ -120,9 +170,13 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
         get_preset(args.preset)
     except ArenaError as exc:
         parser.error(str(exc))
-    if args.memory_budget_gb is not None and args.memory_budget_gb <= 0:
-        parser.error("--memory-budget-gb must be above 0")
+    for flag in ("memory_budget_gb", "max_model_gb", "bench_minutes"):
+        value = getattr(args, flag)
+        if value is not None and not 0 < value < float("inf"):
+            parser.error(f"--{flag.replace('_', '-')} must be a number above 0")
     return UIConfig(host=args.host, port=args.port, share=args.share, preset=args.preset,
                     allow_local_models=args.allow_local_models, trust_remote_code=args.trust_remote_code,
                     max_new_tokens_cap=args.max_new_tokens_cap, max_prompt_tokens=args.max_prompt_tokens,
-                    concurrency_limit=args.concurrency_limit, memory_budget_gb=args.memory_budget_gb)
+                    concurrency_limit=args.concurrency_limit, memory_budget_gb=args.memory_budget_gb,
+                    public=args.public, work_budget_tokens=args.work_budget_tokens, bench_minutes=args.bench_minutes,
+                    max_model_gb=args.max_model_gb, queue_size=args.queue_size)

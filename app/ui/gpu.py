@@ -39,8 +39,6 @@ LOAD_SECONDS = 60
 TOKEN_SECONDS = 0.05
 #: Slower methods: GLM-4.5-Air at 4-bit is a 106B MoE; UAD re-tokenizes every round; Gemma 4 E4B is billions.
 METHOD_FACTOR = {"glm-mtp": 6.0, "uad": 2.0, "gemma-drafter": 1.5}
-#: The sequential warm-up's tokens per side (docs/DESIGN.md §4).
-WARMUP_TOKENS = 8
 #: Requests are clamped to this window; a free account's daily ZeroGPU quota is 3.5 minutes (hub-docs, as above).
 MIN_SECONDS, MAX_SECONDS = 30, 300
 
@@ -62,7 +60,9 @@ def _clamp(seconds: float) -> int:
 
 def race_seconds(method: str, max_new_tokens: int, sequential: bool) -> int:
     """GPU seconds one race asks for: a cold load plus both sides' tokens (and the warm-up when sequential)."""
-    tokens = 2 * max_new_tokens + (2 * WARMUP_TOKENS if sequential else 0)
+    from ..core.requests import race_tokens
+
+    tokens = race_tokens(max_new_tokens, sequential)
     return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * METHOD_FACTOR.get(method, 1.0))
 
 

@@ -18,8 +18,18 @@ from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import CSS, PAGE_CSS, make_theme
+from .visitors import GENERATION, guard_generation
+from ..bench.suite import MAX_SUITE_BYTES
+from ..deploy.spec import MAX_PLAN_BYTES
+from ..replay.trace import MAX_TRACE_BYTES
 
 TITLE = "Assisted-decoding arena"
+#: The largest upload accepted (bytes): the largest file any parser reads (a trace; suites and plans are smaller).
+MAX_UPLOAD_BYTES = max(MAX_TRACE_BYTES, MAX_SUITE_BYTES, MAX_PLAN_BYTES)
+#: gradio's file cache: swept every CACHE_SWEEP seconds of files older than CACHE_MAX_AGE seconds.
+CACHE_SWEEP, CACHE_MAX_AGE = 3600, 6 * 3600
+#: Events that parse an upload run at most this many at once (their parsers cap the bytes they read).
+UPLOAD_CONCURRENCY = 2
 
 
 def header_html(device: str) -> str:
@@ -47,17 +57,25 @@ class App:
     replay: ReplayTab | None = None
 
     def launch(self, **kwargs):
-        """Queue (the generation limit) and serve; extra keyword arguments go to ``Blocks.launch``."""
-        self.demo.queue(default_concurrency_limit=self.config.generation_concurrency())
+        """Queue (the generation limit, the queue's size) and serve; extra keyword arguments go to ``Blocks.launch``.
+
+        Uploads are capped at the largest file a parser reads (gradio's cache of uploads and served files is swept,
+        see build_app). On a public page every generation event
+        gets the one-job-per-visitor check (app/ui/visitors.py).
+        """
+        self.demo.queue(default_concurrency_limit=self.config.generation_concurrency(), max_size=self.config.queue_size)
+        if self.config.is_public:
+            guard_generation(self.demo)
         return self.demo.launch(server_name=self.config.host, server_port=self.config.port, share=self.config.share,
-                         show_error=False, **launch_kwargs(), **kwargs)
+                                show_error=False, max_file_size=MAX_UPLOAD_BYTES, **launch_kwargs(), **kwargs)
 
 
 def build_app(config: UIConfig) -> App:
     """The whole page for `config`."""
-    gen = dict(concurrency_id="generation", concurrency_limit=config.generation_concurrency())
+    gen = dict(concurrency_id=GENERATION, concurrency_limit=config.generation_concurrency())
     light = dict(concurrency_limit=None, api_visibility="private")
-    with gr.Blocks(title=TITLE, fill_width=True, analytics_enabled=False) as demo:
+    uploads = dict(concurrency_id="uploads", concurrency_limit=UPLOAD_CONCURRENCY, api_visibility="private")
+    with gr.Blocks(title=TITLE, fill_width=True, analytics_enabled=False, delete_cache=(CACHE_SWEEP, CACHE_MAX_AGE)) as demo:
         gr.HTML(header_html(machine_facts()["device"]), elem_id="arena-header")
         with gr.Tabs(elem_id="tabs", selected="race"):
             with gr.Tab("Race", id="race", elem_id="tab-race"):
@@ -65,8 +83,8 @@ def build_app(config: UIConfig) -> App:
             with gr.Tab("Planner", id="planner", elem_id="tab-planner"):
                 planner = PlannerTab(config).build(gen, light)
             with gr.Tab("Benchmark", id="bench", elem_id="tab-bench"):
-                bench = BenchTab(config).build(gen, light)
+                bench = BenchTab(config).build(gen, light, uploads)
             with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
-                replay = ReplayTab(config).build(light)
+                replay = ReplayTab(config).build(light, uploads)
         race.on_load(demo)
     return App(config, demo, race, planner, bench, replay)

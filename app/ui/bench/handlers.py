@@ -21,7 +21,7 @@ from ...bench.results import BenchResult
 from ...bench.runner import Bench, BenchPlan, BenchProgress, PresetRacer
 from ...bench.suite import categories_of, load_suite, select
 from ...core.errors import ArenaError
-from ...core.presets import get_preset
+from ...core.requests import build_preset
 from ..config import UIConfig
 from ..exports import unique_stem
 from ..html import status_html, unexpected_error_text
@@ -99,8 +99,9 @@ class BenchHandlers:
         tokens = _whole(max_new_tokens, "Max new tokens", 1, self.config.max_new_tokens_cap)
         suite, name = suite_of(file)
         prompts = select(suite, list(categories), str(split or "all"), _whole(limit, "Prompts per category", 1, 1000))
-        plan = BenchPlan([get_preset(i) for i in ids], prompts, _whole(repeats, "Repeats", 1, 20), tokens,
-                         suite_name=name, split=str(split or "all"))
+        presets = [build_preset(i, {}, self.config.limits) for i in ids]
+        plan = BenchPlan(presets, prompts, _whole(repeats, "Repeats", 1, 20), tokens, suite_name=name,
+                         split=str(split or "all"))
         races = len(ids) * len(prompts) * plan.repeats
         if races > MAX_PAGE_RACES:
             raise ArenaError(f"That is {races} races; the page runs at most {MAX_PAGE_RACES} at once: fewer prompts or "
@@ -129,7 +130,9 @@ class BenchHandlers:
         try:
             plan = self.plan(presets, file, categories, split, limit, repeats, max_new_tokens)
             bench = Bench(plan, self.racer_factory(self.config.limits), time.perf_counter,
-                          lambda p: setattr(state, "progress", p))
+                          lambda p: setattr(state, "progress", p), self.config.bench_seconds)
+            self.config.limits.check_work(bench.work_tokens, "benchmark", "fewer presets, prompts, repeats or tokens, "
+                                          "or `python -m app bench` for a long run")
         except ArenaError as exc:
             gr.Warning(str(exc))
             yield {self.ui.status: status_html(str(exc), "error")}
@@ -160,8 +163,10 @@ class BenchHandlers:
         files = write_all(result, unique_stem("bench", "bench"))
         took = time.monotonic() - started
         if result.stopped:
-            note = status_html(f"Stopped after {len(result.rows)} of {bench.total} races ({took:.0f} s): the finished "
-                               "races are summarised below and in the downloads.", "info")
+            why = (f"at this server's limit of {bench.time_limit / 60:g} minutes per benchmark " if bench.timed_out
+                   else "")
+            note = status_html(f"Stopped {why}after {len(result.rows)} of {bench.total} races ({took:.0f} s): the "
+                               "finished races are summarised below and in the downloads.", "info")
         else:
             n = len(result.rows)
             note = status_html(f"Finished {n} race{'' if n == 1 else 's'} in {took:.0f} s.", "ok")

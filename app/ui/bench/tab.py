@@ -45,9 +45,10 @@ class BenchTab:
         self.ui = BenchUI()
         self.handlers = BenchHandlers(config, self.ui)
 
-    def build(self, gen: dict, light: dict) -> "BenchTab":
-        """Create and wire the tab. gen: queue settings of generation events; light: of instant ones."""
-        self.gen, self.light = gen, light
+    def build(self, gen: dict, light: dict, uploads: dict) -> "BenchTab":
+        """Create and wire the tab. gen: queue settings of generation events; light: of instant ones; uploads: of
+        events that parse an uploaded file."""
+        self.gen, self.light, self.uploads = gen, light, uploads
         self.ui.state = gr.State(BenchState())
         gr.HTML(INTRO, elem_id="bench-intro")
         with gr.Row(elem_id="bench-row"):
@@ -103,7 +104,7 @@ class BenchTab:
     def _wire(self) -> None:
         """Run shares the generation slot with races and the planner; the rest never waits."""
         u, h = self.ui, self.handlers
-        u.suite.change(h.suite_changed, [u.suite], [u.categories, u.status], show_progress="hidden", **self.light)
+        u.suite.change(h.suite_changed, [u.suite], [u.categories, u.status], show_progress="hidden", **self.uploads)
         u.run.click(h.run, u.inputs(), u.outputs(), show_progress="full", show_progress_on=[u.status],
                     api_visibility="private", **self.gen)
         u.stop.click(h.stop, [u.state], [u.status], show_progress="hidden", **self.light)

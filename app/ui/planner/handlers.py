@@ -20,8 +20,7 @@ import gradio as gr
 from ...core.errors import ArenaError
 from ...core.knobs import REQUEST, shown
 from ...core.presets import Preset, get_preset, load_presets
-from ...core.requests import apply_overrides, check_preset_id, check_prompt_text, split_prompts
-from ...core.sources import resolve
+from ...core.requests import Limits, build_preset, check_preset_id, check_prompt_text, split_prompts
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
 from ...planner.memory import DTYPE_BYTES
 from ...planner.plan import PlanOptions, plan_from_numbers
@@ -105,19 +104,19 @@ def _number(value: Any, name: str, minimum: float, whole: bool = False, maximum:
 
 
 def plan_options(gpu_memory: Any, context: Any, dtype: Any, prices: Any, hours: Any,
-                 max_new_tokens: Any = None, cap: int = 512) -> PlanOptions:
-    """PlanOptions from the tab's inputs; ArenaError with a plain sentence for a bad value."""
+                 max_new_tokens: Any = None, limits: Limits = Limits()) -> PlanOptions:
+    """PlanOptions from the tab's inputs under the server's `limits`; ArenaError with a plain sentence for a bad value."""
     if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
         raise ArenaError(f"dtype must be one of {', '.join(DTYPE_BYTES)}; got {shown(dtype)}.")
     n = None
     if max_new_tokens is not None:
         n = _number(max_new_tokens, "Max new tokens", 1, whole=True)
-        if n > cap:
-            raise ArenaError(f"Max new tokens {n} is above this server's cap of {cap}.")
+        if n > limits.max_new_tokens:
+            raise ArenaError(f"Max new tokens {n} is above this server's cap of {limits.max_new_tokens}.")
     return PlanOptions(dtype=dtype, context_tokens=_number(context, "Context length", 1, whole=True, maximum=1e8),
                        gpu_memory_gb=_number(gpu_memory, "GPU memory (GB)", 0.001, maximum=1e6),
                        gpus=parse_prices(prices), hours_per_month=_number(hours, "Hours per month", 0.001, maximum=744),
-                       max_new_tokens=n)
+                       max_new_tokens=n, limits=limits)
 
 
 def read_prompts(text: Optional[str], preset: Preset) -> list:
@@ -178,25 +177,21 @@ class PlannerHandlers:
                                              f"{plan['best_gamma']} \u2192 {plan['predicted_speedup']:.2f}x.", "ok"))
 
     # ----- measuring --------------------------------------------------------------------------
-    def preset_for(self, preset_id: str, target: Any, assistant: Any) -> Preset:
-        """The preset with the tab's model overrides; local folders only when the server allows them."""
-        base = get_preset(preset_id)
-        changes = {"target": target}
-        if get_method(base.method).needs_assistant:
+    def preset_for(self, preset_id: Any, target: Any, assistant: Any, options: PlanOptions) -> Preset:
+        """The preset with the tab's model overrides and token count, through the one request builder under the
+        server's limits (a local folder is refused unless the server allows them)."""
+        changes = {"target": target, **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
+        if get_method(get_preset(check_preset_id(preset_id)).method).needs_assistant:
             changes["assistant"] = assistant
-        preset = apply_overrides(base, changes)
-        for spec in filter(None, (preset.target, preset.assistant)):
-            resolve(spec, allow_local=self.config.limits.allow_local)  # ArenaError for a folder when not allowed
-        return preset
+        return build_preset(preset_id, changes, self.config.limits)
 
     def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,
                      max_new_tokens: Any, gpu_memory: Any, context: Any, dtype: Any, prices: Any,
                      hours: Any) -> Iterator[dict]:
         """Measure and plan button: stream progress, then the whole report."""
         try:
-            options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens,
-                                   self.config.max_new_tokens_cap)
-            preset = self.preset_for(preset_id, target, assistant)
+            options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens, self.config.limits)
+            preset = self.preset_for(preset_id, target, assistant, options)
             prompt_list = read_prompts(prompts, preset)
         except ArenaError as exc:
             gr.Warning(str(exc))
@@ -285,7 +280,7 @@ class PlannerHandlers:
                 yield (yield from handlers.api_measure(preset, prompts, max_new_tokens, target, assistant,
                                                        plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
                                                                     hours_per_month, max_new_tokens,
-                                                                    handlers.config.max_new_tokens_cap)))
+                                                                    handlers.config.limits)))
             except ArenaError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
 
@@ -296,7 +291,7 @@ class PlannerHandlers:
         """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step."""
         from ...planner.plan import plan_for_preset
 
-        preset = self.preset_for(check_preset_id(preset_id), target, assistant)
+        preset = self.preset_for(preset_id, target, assistant, options)
         prompt_list = read_prompts(check_prompt_text(prompts, REQUEST) or "", preset)
         cancel = threading.Event()
 

@@ -54,9 +54,9 @@ def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> It
     race = None
     try:
         changes = {k: v for k, v in values.items() if v is not None and k not in ("preset", "prompt", "seed")}
-        request = build_request(values["preset"], values["prompt"], changes, values["seed"], REQUEST)
+        request = build_request(values["preset"], values["prompt"], changes, values["seed"], REQUEST, config.limits)
         setup = yield from in_background(
-            lambda: prepare(request.preset, request.prompt, limits=config.limits, progress=lambda m: log.info("%s", m)),
+            lambda: prepare(request.preset, request.prompt, request.limits, progress=lambda m: log.info("%s", m)),
             "api-prepare")
         race = Race(setup, sequential=sequential, seed=request.seed)
         result = yield from in_background(race.run, "api-race")

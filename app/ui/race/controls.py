@@ -11,7 +11,7 @@ from typing import Any
 
 from ...core.knobs import KNOBS, REQUEST
 from ...core.presets import Preset, get_preset, load_presets
-from ...core.requests import RaceRequest, build_request
+from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
 from .stats import method_card_html
 
@@ -87,8 +87,8 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def request_from_controls(values: dict[str, Any]) -> RaceRequest:
-    """Build a request from the controls (see CONTROL_NAMES).
+def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest:
+    """Build a request from the controls (see CONTROL_NAMES) under the server's `limits`.
 
     Every knob of the active method is set from its control (blank: transformers' default); the
     other methods' knobs are cleared, because a method rejects knobs it does not accept. An empty
@@ -108,4 +108,4 @@ def request_from_controls(values: dict[str, Any]) -> RaceRequest:
     changes["do_sample"] = values.get("decoding") == SAMPLING
     if changes["do_sample"]:
         changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})
-    return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST)
+    return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST, limits)

@@ -161,7 +161,7 @@ class RaceHandlers:
             return self.panes(session, views, status_html(f"{msg}\u2026", "info"))
 
         setup = yield from run_streaming(
-            lambda: prepare(request.preset, request.prompt, limits=self.config.limits, progress=messages.append),
+            lambda: prepare(request.preset, request.prompt, request.limits, progress=messages.append),
             frame, 0.25, "race-prepare")
         for v in views:
             v.message = ""
@@ -185,7 +185,7 @@ class RaceHandlers:
         session.views = (PaneView("baseline", "Baseline", phase="loading"), PaneView("assisted", "Assisted", phase="loading"))
         views = session.views
         try:
-            request = request_from_controls(values)
+            request = request_from_controls(values, self.config.limits)
             session.lossless = get_method(request.preset.method).lossless
             for v, sub in zip(views, subtitles(request)):
                 v.subtitle = sub
@@ -265,7 +265,7 @@ class RaceHandlers:
     def _tune(self, session: Session, values: dict) -> Iterator:
         from ...planner.tune import tune
 
-        request = request_from_controls(values)
+        request = request_from_controls(values, self.config.limits)
         session.begin()
         session.active = True  # Stop now cancels the measuring at its next step
         lines = ["Measuring alpha and c on this prompt"]
@@ -278,7 +278,7 @@ class RaceHandlers:
         yield {self.ui.status: status_html(f"Tuning: {lines[-1]}\u2026"), **self.buttons(True)}
         try:
             return (yield from run_streaming(
-                lambda: tune(request.preset, request.prompt, progress, request.preset.max_new_tokens),
+                lambda: tune(request, progress),
                 lambda elapsed: {self.ui.status: status_html(f"Tuning: {lines[-1]}\u2026 ({elapsed:.0f} s)")},
                 0.5, "race-tune"))
         except _TuneStopped:

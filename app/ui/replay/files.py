@@ -1,7 +1,7 @@
 """Files the page offers after a race (its trace and replay page) and in the Replay tab, and the share link.
 
 Files are written by the app into its own temporary folder (never a path a user chooses); the oldest
-are removed beyond :data:`KEEP_FILES`. The share button is a gradio deep link to the current result; it is
+are pruned by count and age (app/ui/exports.py). The share button is a gradio deep link to the current result; it is
 only built where the page has a public address (a ``--share`` link or a Hugging Face Space), since a link to
 a local address helps no one else.
 """
@@ -9,7 +9,6 @@ a local address helps no one else.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,25 +18,15 @@ from ...core.errors import ArenaError
 from ...replay.page import replay_html
 from ...replay.trace import Trace, build_trace, parse_trace, save_trace
 from ..config import UIConfig
-from ..exports import export_dir, unique_stem
+from ..exports import unique_stem
 
 log = logging.getLogger("app.ui")
-KEEP_FILES = 400
-
-
-def _prune(folder: Path, keep: int = KEEP_FILES) -> None:
-    files = sorted(folder.glob("*.*"), key=lambda p: p.stat().st_mtime)
-    for old in files[:-keep] if len(files) > keep else []:
-        old.unlink(missing_ok=True)
-
-
 def write_race_files(request: Any, race: Any, result: Any) -> tuple[str, str]:
     """Save a finished race's trace (JSON) and replay page (HTML); returns the two paths."""
     stem = unique_stem("replays", f"race-{result.preset}")
     trace = build_trace(request, race, result)
     json_path = save_trace(trace, stem.with_suffix(".json"))
     write_replay_page(parse_trace(trace, json_path.name), stem.with_suffix(".html"))
-    _prune(export_dir("replays"))
     return str(json_path), str(stem.with_suffix(".html"))
 
 
@@ -51,14 +40,9 @@ def write_replay_page(trace: Trace, path: Path | None = None, name: str = "repla
     return str(path)
 
 
-def public_address(config: UIConfig) -> bool:
-    """Whether this page is reachable at a public address: a --share link or a Hugging Face Space."""
-    return bool(config.share or os.environ.get("SPACE_ID") or os.environ.get("SYSTEM") == "spaces")
-
-
 def share_button(config: UIConfig, elem_classes: str) -> gr.DeepLinkButton | None:
     """A deep link to the page as it is now (its results included), where the page is public; else None."""
-    if not public_address(config):
+    if not config.is_public:
         return None
     return gr.DeepLinkButton("\U0001f517 Share this result", copied_value="Link copied", size="sm",
                              variant="secondary", elem_classes=[elem_classes, "share-link"])

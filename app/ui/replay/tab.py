@@ -30,8 +30,8 @@ class ReplayTab:
         self.problem = problem
         self.handlers = ReplayHandlers(self.ui, self.gallery)
 
-    def build(self, light: dict) -> "ReplayTab":
-        """Create and wire the tab. light: queue settings of instant events (loading a trace is one)."""
+    def build(self, light: dict, uploads: dict) -> "ReplayTab":
+        """Create and wire the tab. light: queue settings of instant events; uploads: of those that parse a file."""
         u, h = self.ui, self.handlers
         u.intro = gr.HTML(intro_html(self.gallery, self.problem), elem_id="replay-intro", js_on_load=None)
         with gr.Row(elem_id="replay-pick", equal_height=False):
@@ -50,6 +50,6 @@ class ReplayTab:
                            elem_id="replay-status", js_on_load=None)
         u.player = gr.HTML(placeholder_html(), elem_id="replay-player", js_on_load=FIT_JS)
         outputs = [u.player, u.status, u.download]
-        u.gallery.click(h.gallery_picked, [u.gallery], outputs, show_progress="hidden", **light)
-        u.upload.upload(h.uploaded, [u.upload], outputs, show_progress="hidden", **light)
+        u.gallery.click(h.gallery_picked, [u.gallery], outputs, show_progress="hidden", **uploads)
+        u.upload.upload(h.uploaded, [u.upload], outputs, show_progress="hidden", **uploads)
         return self

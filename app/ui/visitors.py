@@ -1,0 +1,79 @@
+"""One generation job per visitor: a second Race, Tune, planner measurement, benchmark or API call from the same
+visitor, while one is queued or running, is refused with one line at the moment it joins the queue.
+
+Gradio runs an event's ``validator`` when the event joins the queue (``Queue.push``), before anything is queued;
+an exception there refuses the job (the client gets its message, HTTP 400). :func:`guard_generation` gives every
+event of the "generation" concurrency group, the page's and the named API's alike, a validator that looks at
+gradio's own queue: the events waiting in it and the ones its workers run. A job that leaves the queue, whether
+finished, failed or cancelled, leaves gradio's lists, so nothing needs releasing and nothing can leak.
+
+A visitor is a client address. Behind a proxy (a Space, a share link's tunnel) the proxy puts the client's address
+last in ``X-Forwarded-For``: the rightmost public address there is taken, since a client can only prepend entries.
+Visitors behind one address (one office) share one slot; that is the price of a budget a new browser session
+cannot reset.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from typing import Any
+
+import gradio as gr
+
+log = logging.getLogger("app.ui")
+
+#: The concurrency group every generation event joins (app/ui/page.py).
+GENERATION = "generation"
+BUSY = ("You already have a run queued or running on this server: wait for it to finish (or press Stop) before "
+        "starting another.")
+
+
+def _public(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_unspecified)
+
+
+def visitor_key(request: Any) -> str:
+    """The visitor's address for a ``gr.Request`` or a starlette request (see the module docstring)."""
+    headers = getattr(request, "headers", None) or {}
+    forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "") or "").split(",") if part.strip()]
+    for address in reversed(forwarded):
+        if _public(address):
+            return address
+    client = getattr(request, "client", None)
+    host = getattr(client, "host", None)
+    return str(host or (forwarded[-1] if forwarded else "unknown"))
+
+
+def _events(blocks: gr.Blocks) -> list[Any]:
+    """Every event of the generation group that gradio's queue holds: waiting, and running in a worker."""
+    queue = blocks._queue
+    waiting = [e for q in queue.event_queue_per_concurrency_id.values() for e in q.queue]
+    running = [e for job in queue.active_jobs if job for e in job]
+    return [e for e in waiting + running if getattr(e.fn, "concurrency_id", None) == GENERATION and e.alive]
+
+
+def busy(blocks: gr.Blocks, key: str) -> bool:
+    """Whether the visitor `key` has a generation event waiting or running."""
+    return any(e.request is not None and visitor_key(e.request) == key for e in _events(blocks))
+
+
+def guard_generation(blocks: gr.Blocks) -> int:
+    """Give every generation event of `blocks` the one-job-per-visitor validator; returns how many were guarded."""
+
+    def one_job_per_visitor(request: gr.Request, *inputs: Any) -> list:
+        if request is not None and busy(blocks, visitor_key(request)):
+            log.info("refused a second job from one visitor")
+            raise gr.Error(BUSY, print_exception=False)
+        return [None] * len(inputs)
+
+    guarded = 0
+    for fn in blocks.fns.values():
+        if fn.concurrency_id == GENERATION:
+            fn.validator = one_job_per_visitor
+            guarded += 1
+    return guarded
