@@ -15,7 +15,7 @@ import pytest
 from app.cli import main
 from app.core.errors import ArenaError
 from app.replay.page import replay_html
-from app.replay.trace import FORMAT, VERSION, load_trace, parse_trace, save_trace
+from app.replay.tracefile import FORMAT, VERSION, load_trace, parse_trace, save_trace
 from conftest import ROOT
 
 PROMPT = "The cat likes"
@@ -129,7 +129,7 @@ def test_save_trace_to_a_missing_folder_fails_before_racing(capsys, tmp_path):
 
 def test_a_failed_race_has_no_trace(recorded):
     from app.race.result import RaceResult
-    from app.replay.trace import build_trace
+    from app.replay.tracefile import build_trace
 
     result = RaceResult.from_dict(recorded[0])
     result.errors = {"assisted": "boom"}
@@ -323,7 +323,7 @@ def test_save_trace_replaces_a_file_whole(recorded, tmp_path):
 def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
     import torch
 
-    from app.replay.trace import cpu_name, environment
+    from app.replay.tracefile import cpu_name, environment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: f"Test GPU {i}")

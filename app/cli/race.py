@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     request, tuning = request_from_args(args), None
     if args.save_trace is not None:
-        from ..replay.trace import check_writable
+        from ..replay.tracefile import check_writable
 
         check_writable(args.save_trace, "trace")
     if args.tune:
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         race.stop()  # no-op after a normal end; Ctrl-C ends both workers after their current forward pass
     if args.save_trace is not None:
-        from ..replay.trace import build_trace, save_trace
+        from ..replay.tracefile import build_trace, save_trace
 
         save_trace(build_trace(request, race, result), args.save_trace)
     if args.json:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
-from ..replay.trace import Trace, check_writable, load_trace
+from ..replay.tracefile import Trace, check_writable, load_trace
 
 
 def _speed(text: str) -> float:

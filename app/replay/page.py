@@ -19,7 +19,7 @@ from .assets import CSS, JS
 from .sections import chart_html, controls_html, header_html, setup_html, stats_html
 from ..core.sources import short_name
 from .text import LEGEND, MODE_LABELS, esc, when_text
-from .trace import Trace
+from .tracefile import Trace
 
 
 # ----- tokens ----------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from ..race.methods import METHODS
 from ..race.result import RaceResult
 from ..core.sources import short_name
 from .text import MODE_LABELS, SPEEDS, esc, when_text
-from .trace import Trace
+from .tracefile import Trace
 
 
 def _method_title(result: RaceResult) -> str:

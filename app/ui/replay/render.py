@@ -8,7 +8,7 @@ from ...core.errors import ArenaError
 from ...replay.gallery import Gallery, load_gallery
 from ...replay.sections import machine_text
 from ...replay.text import when_text
-from ...replay.trace import Trace
+from ...replay.tracefile import Trace
 from ..html import esc, status_html
 
 #: Fits the frame to the page inside it: the replay page posts its height when it is embedded.
