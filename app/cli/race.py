@@ -14,10 +14,9 @@ from ..core.presets import DTYPES, QUANTIZATIONS
 from ..core.requests import RaceRequest, apply_overrides, build_request, read_text_file
 from ..race.stats import speedup_verdict
 from ..race.result import STATUSES, RaceResult
+from ..render.statuses import ANSI
 from .common import add_knob_flags, given, progress_logger
 
-ANSI = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": "\033[38;5;141m",
-        "target": "\033[0m", "reset": "\033[0m", "bold": "\033[1m"}
 #: Preset fields a flag of the same name overrides.
 FIELD_FLAGS = ("target", "assistant", "dtype", "quantization")
 
