@@ -18,7 +18,7 @@ from app.core.requests import apply_overrides
 from conftest import ROOT, by_elem_id
 
 APP = ROOT / "app"
-ENGINE = ("core", "race", "planner", "bench", "deploy", "replay")
+ENGINE = ("core", "race", "render", "planner", "bench", "deploy", "replay")
 
 
 def _modules(folder: Path) -> list[Path]:
