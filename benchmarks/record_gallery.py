@@ -18,7 +18,7 @@ from pathlib import Path
 from app.core.requests import Limits
 from app.core.requests import build_request
 from app.replay.gallery import GALLERY_DIR, Entry, entry_for, load_gallery, write_index
-from app.replay.trace import build_trace, load_trace, save_trace
+from app.replay.tracefile import build_trace, load_trace, save_trace
 
 #: (preset, intended role, title, prompt, knob overrides): prompts chosen to make each method win or lose. On a CPU
 #: the offline early-exit and UAD drafts cost about as much as a target step, so nothing makes them win: their

@@ -20,7 +20,7 @@ from app.core.requests import Limits
 from app.core.presets import get_preset
 from app.race.runner import Race
 from app.race.prepare import prepare
-from app.race.trace import TokenEvent
+from app.race.tracer import TokenEvent
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a message in a bottle."
 

@@ -15,7 +15,7 @@ from app.bench.suite import SuitePrompt
 from app.bench.sweep import parse_sweep
 from app.core.errors import ArenaError
 from app.core.loader import ModelCache
-from app.planner.theory import predicted_speedup
+from app.core.theory import predicted_speedup
 from app.race.result import AssistedResult, RaceResult, Round, SideResult
 from app.race.why import explain
 from conftest import make_preset

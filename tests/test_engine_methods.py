@@ -8,7 +8,7 @@ import torch
 from app.core.loader import ModelCache
 from app.race.runner import Race
 from app.race.prepare import generate_call, prepare
-from app.race.trace import ACCEPTED, BONUS, RESAMPLED, TARGET
+from app.race.tracer import ACCEPTED, BONUS, RESAMPLED, TARGET
 
 from conftest import OPERATOR, make_preset
 

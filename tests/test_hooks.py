@@ -11,7 +11,7 @@ from transformers.generation import candidate_generator as cg
 from transformers.generation.utils import GenerationMixin
 
 from app.race import hooks
-from app.race.trace import TraceStreamer
+from app.race.tracer import TraceStreamer
 
 
 def test_pinned_transformers_version():

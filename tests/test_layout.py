@@ -18,7 +18,7 @@ from app.core.requests import apply_overrides
 from conftest import ROOT, by_elem_id
 
 APP = ROOT / "app"
-ENGINE = ("core", "race", "planner", "bench", "deploy", "replay")
+ENGINE = ("core", "race", "render", "planner", "bench", "deploy", "replay")
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -41,6 +41,41 @@ def test_engine_packages_never_import_gradio_or_the_ui(package):
     for path in _modules(APP / package):
         assert "gradio" not in _imports(path), path
         assert "..ui" not in path.read_text(encoding="utf-8"), path
+
+
+#: The floors of app/ (docs/DESIGN.md §8): a package imports only from its own floor's package and the floors
+#: below, never from above, and the packages of one floor do not import each other, so no cycle can come back.
+FLOORS = {"core": 0, "race": 1, "render": 2, "planner": 3, "bench": 3, "replay": 3, "deploy": 3, "ui": 4, "cli": 4}
+#: Imports between packages of one floor, each with its reason. (None so far.)
+SIDEWAYS: dict[tuple[str, str], str] = {}
+
+
+def _app_imports(path: Path) -> set[str]:
+    """The app packages `path` imports from (absolute ``app.X`` and relative imports, resolved)."""
+    package = path.relative_to(APP).parts[:-1]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name.split(".") for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [(node.module or "").split(".")]
+        elif isinstance(node, ast.ImportFrom):
+            names = [["app", *package[:len(package) - node.level + 1], *(node.module or "").split(".")]]
+        else:
+            continue
+        out |= {n[1] for n in names if len(n) > 1 and n[0] == "app" and n[1]}
+    return out
+
+
+def test_imports_go_down_the_floors_only():
+    assert {p.name for p in APP.iterdir() if p.is_dir() and (p / "__init__.py").exists()} <= set(FLOORS)
+    wrong = []
+    for package, floor in FLOORS.items():
+        for path in _modules(APP / package):
+            for other in _app_imports(path) & set(FLOORS) - {package}:
+                if FLOORS[other] > floor or (FLOORS[other] == floor and (package, other) not in SIDEWAYS):
+                    wrong.append(f"{path.relative_to(ROOT)} imports app.{other}")
+    assert not wrong, wrong
 
 
 def test_no_function_in_app_is_longer_than_60_lines():

@@ -18,7 +18,7 @@ from app.core.errors import ArenaError
 from app.planner.advice import advice
 from app.planner.plan import plan_from_numbers
 from app.planner.report import plan_to_csv
-from app.planner.theory import (ARTICLE_ALPHAS, ARTICLE_CS, GAMMAS, best_gamma, gamma_table, predicted_speedup,
+from app.core.theory import (ARTICLE_ALPHAS, ARTICLE_CS, GAMMAS, best_gamma, gamma_table, predicted_speedup,
                                 table_around, verdict)
 from app.ui.planner.plot import speedup_svg
 

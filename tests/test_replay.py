@@ -15,7 +15,7 @@ import pytest
 from app.cli import main
 from app.core.errors import ArenaError
 from app.replay.page import replay_html
-from app.replay.trace import FORMAT, VERSION, load_trace, parse_trace, save_trace
+from app.replay.tracefile import FORMAT, VERSION, load_trace, parse_trace, save_trace
 from conftest import ROOT
 
 PROMPT = "The cat likes"
@@ -129,7 +129,7 @@ def test_save_trace_to_a_missing_folder_fails_before_racing(capsys, tmp_path):
 
 def test_a_failed_race_has_no_trace(recorded):
     from app.race.result import RaceResult
-    from app.replay.trace import build_trace
+    from app.replay.tracefile import build_trace
 
     result = RaceResult.from_dict(recorded[0])
     result.errors = {"assisted": "boom"}
@@ -159,7 +159,7 @@ def test_page_shows_the_recording_stats_and_legend(recorded):
     for status in ("accepted", "resampled", "bonus", "target"):
         assert f'class="tok tok-{status}">' in page  # the legend entry
     assert page.count('class="round"') == len(r.assisted.rounds)
-    from app.replay.text import esc
+    from app.render.html import esc
 
     assert esc(trace.verdict) in page
 
@@ -176,16 +176,18 @@ def test_model_and_user_text_is_escaped(recorded):
     assert "<script>alert" not in page and page.count("&lt;script&gt;alert(1)") >= 4
 
 
-def test_token_colours_and_legend_match_the_app():
+def test_one_stylesheet_and_one_status_table_for_app_page_and_terminal():
+    from app.render.statuses import ANSI, LEGEND, STATUS_TABLE
+    from app.render.style import RACE_CSS
     from app.replay.assets import CSS
-    from app.replay.text import LEGEND
-    from app.ui.race.render import LEGEND as APP_LEGEND
     from app.ui.theme import CSS as APP_CSS
 
-    assert LEGEND == APP_LEGEND
+    assert CSS.count(RACE_CSS) == 1 and APP_CSS.count(RACE_CSS) == 1
+    rest = (CSS + APP_CSS).replace(RACE_CSS, "")
     for status in ("accepted", "resampled", "bonus", "target"):
-        rule = re.compile(r"^\.tok-%s \{[^}]*\}" % status, re.M)
-        assert rule.search(CSS).group(0) == rule.search(APP_CSS).group(0)
+        rule = re.search(r"^\.tok-%s \{[^}]*\}" % status, RACE_CSS, re.M).group(0)
+        assert rule not in rest  # written once, in the shared sheet
+        assert LEGEND[status][0] == STATUS_TABLE[status].label and ANSI[status] == STATUS_TABLE[status].ansi
 
 
 def test_replay_package_never_imports_gradio_or_the_ui():
@@ -323,7 +325,7 @@ def test_save_trace_replaces_a_file_whole(recorded, tmp_path):
 def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
     import torch
 
-    from app.replay.trace import cpu_name, environment
+    from app.replay.tracefile import cpu_name, environment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: f"Test GPU {i}")
@@ -336,11 +338,11 @@ def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
 def test_special_tokens_show_as_markers_not_raw_text():
     """As in the app: an end-of-text token is a small end marker; its raw text stays in data-text for the player."""
     from app.race.result import Token
-    from app.replay.page import token_spans
+    from app.render.panes import tokens_html
 
     tokens = [Token(1, "Hello", "accepted"), Token(2, "<|im_end|>", "bonus", special=True)]
-    html = token_spans(["Hello", "<|im_end|>"], [0.1, 0.2], [1, 2], tokens)
-    assert ">\u23ce end</span>" in html and 'data-text="&lt;|im_end|&gt;"' in html
+    html = tokens_html(tokens, times=[0.1, 0.2])
+    assert ">\u23ce end</span>" in html and 'data-text="&lt;|im_end|&gt;"' in html and 'data-t="0.2000"' in html
     assert ">&lt;|im_end|&gt;</span>" not in html
-    baseline = token_spans(["Hi", "</s>"], [0.1, 0.2], [1, 2])  # the baseline's tokens are texts only
+    baseline = tokens_html([Token(1, "Hi", "target"), Token(2, "</s>", "target")], assisted=False, times=[0.1, 0.2])
     assert ">\u23ce end</span>" in baseline

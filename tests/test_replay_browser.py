@@ -28,7 +28,7 @@ from app.cli import main  # noqa: E402
 from app_server import running_app  # noqa: E402
 from app.replay.gallery import load_gallery  # noqa: E402
 from app.replay.page import replay_html  # noqa: E402
-from app.replay.trace import load_trace  # noqa: E402
+from app.replay.tracefile import load_trace  # noqa: E402
 
 pytestmark = pytest.mark.browser
 WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}

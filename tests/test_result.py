@@ -10,7 +10,8 @@ import pytest
 from app.core.errors import ArenaError
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.race.stats import acceptance_by_position
-from app.race.why import break_even, explain, step_seconds, verify_slope
+from app.core.theory import break_even_acceptance
+from app.race.why import explain, step_seconds, verify_slope
 
 STEP = 0.05
 
@@ -77,14 +78,14 @@ def test_why_reads_costs_from_the_rounds():
     assert why.cost_ratio == pytest.approx(0.04) and why.verify_slope == pytest.approx(0.1, rel=1e-6)
     assert why.gamma == pytest.approx(24 / 5) and why.best_constant_gamma >= 1
     assert why.draft_seconds + why.verify_seconds <= result.assisted.seconds + 1e-9
-    assert why.break_even_acceptance == pytest.approx(break_even(5, 0.14))
+    assert why.break_even_acceptance == pytest.approx(break_even_acceptance(5, 0.14))
     assert "Drafts were accepted" in why.verdict and "pays off above" in why.verdict
 
 
 def test_break_even_acceptance():
-    assert break_even(1, 0.2) == pytest.approx(0.2)  # gamma 1: alpha = c + slope
-    assert break_even(4, 1.5) is None  # each draft costs more than a step: nothing pays
-    assert 0 < break_even(8, 0.05) < break_even(8, 0.2) < 1
+    assert break_even_acceptance(1, 0.2) == pytest.approx(0.2)  # gamma 1: alpha = c + slope
+    assert break_even_acceptance(4, 1.5) is None  # each draft costs more than a step: nothing pays
+    assert 0 < break_even_acceptance(8, 0.05) < break_even_acceptance(8, 0.2) < 1
 
 
 def test_a_race_that_never_drafted_says_so():

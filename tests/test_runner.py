@@ -10,7 +10,7 @@ import pytest
 from app.core.loader import ModelCache
 from app.race.runner import Race
 from app.race.prepare import prepare
-from app.race.trace import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
+from app.race.tracer import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
 
 from conftest import LOCAL, OPERATOR, make_preset
 

@@ -17,13 +17,14 @@ from app.core.presets import load_presets
 from app.core.requests import Limits, build_request
 from app.race.methods import METHODS
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
+from app.render.figures import badge_html, rounds_chart_html, stats_html
+from app.render.machine import hardware_html
+from app.render.panes import PaneView, legend_html, pane_html, round_of_tokens, tokens_html
 from app.ui.config import UIConfig, parse_args
 from app.ui.html import status_html
 from app.ui.page import build_app, launch_kwargs
 from app.ui.race.controls import CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
-from app.ui.race.render import PaneView, legend_html, pane_html, round_of_tokens, tokens_html
 from app.ui.race.session import Session
-from app.ui.race.stats import badge_html, hardware_html, rounds_chart_html, stats_html
 
 from conftest import by_elem_id
 

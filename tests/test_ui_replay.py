@@ -13,7 +13,7 @@ import pytest
 
 from app.core.knobs import KNOBS
 from app.replay.gallery import GALLERY_DIR, entry_for, load_gallery, outcome_of, write_index
-from app.replay.trace import load_trace, parse_trace, save_trace
+from app.replay.tracefile import load_trace, parse_trace, save_trace
 from app.ui.config import UIConfig
 from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session

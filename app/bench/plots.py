@@ -9,7 +9,7 @@ every series also differs by marker or dash, so colour is not the only cue.
 from __future__ import annotations
 
 import math
-from html import escape
+from ..render.html import esc
 from typing import Any, Iterable, Sequence
 
 from .results import BenchResult
@@ -26,15 +26,15 @@ FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"'
 def svg(width: int, height: int, title: str, body: Iterable[str]) -> str:
     """A standalone SVG document of `width` x `height` px with an accessible title."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-            f'height="{height}" role="img" aria-label="{escape(title)}" {FONT} font-size="12">'
-            f'<title>{escape(title)}</title><rect width="{width}" height="{height}" fill="#ffffff"/>'
+            f'height="{height}" role="img" aria-label="{esc(title)}" {FONT} font-size="12">'
+            f'<title>{esc(title)}</title><rect width="{width}" height="{height}" fill="#ffffff"/>'
             + "".join(body) + "</svg>")
 
 
 def text(x: float, y: float, value: str, anchor: str = "start", size: int = 12, weight: str = "normal",
          fill: str = "#222222", extra: str = "") -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" font-weight="{weight}" '
-            f'fill="{fill}"{extra}>{escape(value)}</text>')
+            f'fill="{fill}"{extra}>{esc(value)}</text>')
 
 
 def marker(kind: str, x: float, y: float, colour: str, r: float = 4.0, tip: str = "") -> str:
@@ -49,7 +49,7 @@ def marker(kind: str, x: float, y: float, colour: str, r: float = 4.0, tip: str 
     else:
         tag, attrs = "circle", f'cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}"'
     if tip:
-        return f'<{tag} {attrs} fill="{colour}" fill-opacity="0.8"><title>{escape(tip)}</title></{tag}>'
+        return f'<{tag} {attrs} fill="{colour}" fill-opacity="0.8"><title>{esc(tip)}</title></{tag}>'
     return f'<{tag} {attrs} fill="{colour}"/>'
 
 
@@ -87,7 +87,7 @@ def heat_cell(x: float, y: float, cw: float, ch: float, c: dict[str, Any], name:
     mark = " \u2605" if c["best"] else (" \u25bc" if c["loss"] else "")
     tip = f"{name}: {c['speedup_median']:.2f}x median, {c['speedup_min']:.2f}-{c['speedup_max']:.2f}, {c['runs']} races"
     return [f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="{fill}" stroke="#cccccc">'
-            f'<title>{escape(tip)}</title></rect>',
+            f'<title>{esc(tip)}</title></rect>',
             text(x + cw / 2 - 1, y + ch / 2 + 4, f"{c['speedup_median']:.2f}x{mark}", "middle", 12,
                  "bold" if c["best"] else "normal", ink)]
 

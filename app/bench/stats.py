@@ -11,7 +11,7 @@ import math
 import statistics
 from typing import Any, Iterable, Sequence
 
-from ..planner.theory import predicted_speedup
+from ..core.theory import predicted_speedup
 from ..race.stats import accepted_histogram, acceptance_by_position, position_counts, position_shares
 
 #: Knobs whose value is the draft length gamma of Theorem 3.8 (docs/DESIGN.md §5.2).

@@ -22,7 +22,7 @@ from ..core.knobs import FLAG
 from ..core.presets import METHOD_IDS, Preset, get_preset
 from ..core.requests import PROMPT_SEPARATOR, Limits, apply_overrides, read_text_file, split_prompts
 from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
-from ..planner.theory import MAX_C
+from ..core.theory import MAX_C
 from ..planner.memory import DTYPE_BYTES
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
                               predicted_text, saving_text)

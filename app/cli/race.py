@@ -15,10 +15,9 @@ from ..core.presets import DTYPES, QUANTIZATIONS
 from ..core.requests import Limits, RaceRequest, apply_overrides, build_request, read_text_file
 from ..race.stats import speedup_verdict
 from ..race.result import STATUSES, RaceResult
+from ..render.statuses import ANSI
 from .common import add_knob_flags, given, progress_logger
 
-ANSI = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": "\033[38;5;141m",
-        "target": "\033[0m", "reset": "\033[0m", "bold": "\033[1m"}
 #: Preset fields a flag of the same name overrides.
 FIELD_FLAGS = ("target", "assistant", "dtype", "quantization")
 
@@ -112,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     request, tuning = request_from_args(args), None
     if args.save_trace is not None:
-        from ..replay.trace import check_writable
+        from ..replay.tracefile import check_writable
 
         check_writable(args.save_trace, "trace")
     if args.tune:
@@ -125,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         race.stop()  # no-op after a normal end; Ctrl-C ends both workers after their current forward pass
     if args.save_trace is not None:
-        from ..replay.trace import build_trace, save_trace
+        from ..replay.tracefile import build_trace, save_trace
 
         save_trace(build_trace(request, race, result), args.save_trace)
     if args.json:

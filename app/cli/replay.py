@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
-from ..replay.trace import Trace, check_writable, load_trace
+from ..replay.tracefile import Trace, check_writable, load_trace
 
 
 def _speed(text: str) -> float:
@@ -36,8 +36,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def summary(trace: Trace) -> str:
     """A few lines about the trace: the race, where and when, the figures, the verdict."""
-    from ..replay.sections import machine_text, versions_text
-    from ..replay.text import MODE_LABELS, when_text
+    from ..render.figures import MODE_LABELS
+    from ..render.machine import machine_text, versions_text, when_text
     from .race import stats_line
 
     r = trace.result

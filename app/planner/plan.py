@@ -22,7 +22,7 @@ from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
 from .measure import (AgreementAlpha, LookupAgreement, agreement_alpha, borrowed_tokenizers, lookup_alpha, method_kind,
                       prepare_all, reference_tokens)
 from .memory import memory_for_specs
-from .theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
+from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
 from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, verify_slope
 
 Progress = Callable[[str], None]

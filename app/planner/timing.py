@@ -9,7 +9,6 @@ multi-token verification pass (near 0 on a GPU, large on a CPU); c + slope is th
 
 from __future__ import annotations
 
-import copy
 import inspect
 import statistics
 import time
@@ -19,6 +18,7 @@ from typing import Any
 import torch
 
 from ..core.errors import ArenaError
+from ..race.costs import sync, verification_samples
 from ..race.prepare import RaceSetup
 from .measure import borrowed_tokenizers, exit_view, method_kind
 
@@ -60,11 +60,6 @@ class VerifySlope:
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "low": self.low, "high": self.high, "tokens": self.tokens, "repeats": self.repeats}
-
-
-def _sync(device: str) -> None:
-    if str(device).startswith("cuda"):
-        torch.cuda.synchronize()
 
 
 class ModelStepper:
@@ -111,11 +106,11 @@ class LookupStepper:
 def time_steps(stepper: Any, steps: int, device: str = "cpu") -> float:
     """Mean seconds per step() over `steps` steps after a fresh start() (the prefill is not timed)."""
     stepper.start()
-    _sync(device)
+    sync(device)
     t0 = time.perf_counter()
     for _ in range(steps):
         stepper.step()
-    _sync(device)
+    sync(device)
     return (time.perf_counter() - t0) / steps
 
 
@@ -143,30 +138,13 @@ def step_ratio(draft: Any, target: Any, repeats: int = 5, steps: int = 8, device
 VERIFY_K = 9
 
 
-@torch.inference_mode()
 def verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
     """Extra cost per verified token: (t(k-token pass) / t(1-token pass) - 1) / (k - 1), both with the prompt
-    in the KV cache (a fresh copy each time; prefill not timed). Theorem 3.8 takes it as 0 (true on a
-    memory-bound GPU); on a CPU the pass is compute-bound, and c + slope is the effective cost ratio."""
-    stepper = ModelStepper(setup.target.model, setup.input_ids)
-    stepper.start()
-    cache0, device = stepper.cache, setup.device
+    in the KV cache (a fresh copy each time; prefill not timed), timed by the race's own verification timer
+    (app.race.costs). Theorem 3.8 takes it as 0 (true on a memory-bound GPU); on a CPU the pass is
+    compute-bound, and c + slope is the effective cost ratio."""
     tokens = (ref + setup.input_ids[0].tolist() * k)[:k]
-    ids = torch.tensor([tokens], device=setup.target.model.device)
-
-    def once(n: int) -> float:
-        cache = copy.deepcopy(cache0)
-        _sync(device)
-        t0 = time.perf_counter()
-        stepper._forward(ids[:, :n], cache)
-        _sync(device)
-        return time.perf_counter() - t0
-
-    once(1), once(k)
-    samples = []
-    for _ in range(repeats):
-        one, many = once(1), once(k)
-        samples.append((many / one - 1.0) / (k - 1))
+    _, samples = verification_samples(setup.target.model, setup.input_ids, torch.tensor([tokens]), repeats)
     return VerifySlope(max(0.0, statistics.median(samples)), min(samples), max(samples), k, repeats, samples)
 
 

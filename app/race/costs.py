@@ -74,36 +74,47 @@ class VerifyCost:
         return self.step_seconds * (1.0 + self.slope * k)
 
 
-def _sync(device: str) -> None:
+def sync(device: str) -> None:
+    """Wait for the device's queued work (a no-op on the CPU), so a clock read after it sees the work done."""
     if str(device).startswith("cuda"):
         torch.cuda.synchronize()
 
 
 @torch.inference_mode()
-def _forward_seconds(model: Any, ids: torch.Tensor, cache: Any, cache_kwarg: str) -> float:
-    cache = copy.deepcopy(cache)
-    _sync(str(model.device))
-    start = CLOCK()
-    model(input_ids=ids, use_cache=True, **{cache_kwarg: cache})
-    _sync(str(model.device))
-    return CLOCK() - start
+def verification_samples(model: Any, input_ids: torch.Tensor, ids: torch.Tensor,
+                         repeats: int) -> tuple[list[float], list[float]]:
+    """Time verification passes: prefill `input_ids` (not timed), then `repeats` times a one-token and an m-token
+    forward of `ids` (m = its length), each over a fresh copy of the prompt's KV cache, after one warm-up of each.
 
-
-@torch.inference_mode()
-def _measure_verify(model: Any, input_ids: torch.Tensor, k: int, repeats: int) -> VerifyCost:
+    Returns (seconds of each one-token pass, each repetition's slope (t(m) / t(1) - 1) / (m - 1)). The one timer
+    behind both the race's verification curve and the planner's slope (docs/DESIGN.md §5)."""
     params = inspect.signature(model.forward).parameters
     cache_kwarg = "cache" if "cache" in params else "past_key_values"
-    out = model(input_ids=input_ids, use_cache=True)
-    cache = out.get("cache") if out.get("cache") is not None else out.get("past_key_values")
-    ids = input_ids[:, -1:].repeat(1, k + 1)
-    _forward_seconds(model, ids[:, :1], cache, cache_kwarg), _forward_seconds(model, ids, cache, cache_kwarg)
-    ones, ratios = [], []
+    out = model(input_ids=input_ids.to(model.device), use_cache=True)
+    cache0 = out.get("cache") if out.get("cache") is not None else out.get("past_key_values")
+    ids, device = ids.to(model.device), str(model.device)
+
+    def once(n: int) -> float:
+        cache = copy.deepcopy(cache0)
+        sync(device)
+        start = CLOCK()
+        model(input_ids=ids[:, :n], use_cache=True, **{cache_kwarg: cache})
+        sync(device)
+        return CLOCK() - start
+
+    m = ids.shape[1]
+    once(1), once(m)
+    ones, slopes = [], []
     for _ in range(repeats):
-        one = _forward_seconds(model, ids[:, :1], cache, cache_kwarg)
-        many = _forward_seconds(model, ids, cache, cache_kwarg)
+        one, many = once(1), once(m)
         ones.append(one)
-        ratios.append((many / one - 1.0) / k)
-    return VerifyCost(statistics.median(ones), max(0.0, statistics.median(ratios)), k)
+        slopes.append((many / one - 1.0) / (m - 1))
+    return ones, slopes
+
+
+def _measure_verify(model: Any, input_ids: torch.Tensor, k: int, repeats: int) -> VerifyCost:
+    ones, slopes = verification_samples(model, input_ids, input_ids[:, -1:].repeat(1, k + 1), repeats)
+    return VerifyCost(statistics.median(ones), max(0.0, statistics.median(slopes)), k)
 
 
 def verify_cost(model: Any, input_ids: torch.Tensor, threads: int | None, k: int = 8, repeats: int = 3,

@@ -2,7 +2,7 @@
 
 Concurrent mode starts both sides at once (a show: on a small CPU they share cores).
 Sequential mode warms both up, then runs baseline and assisted one after the other, for
-fair timing. Every worker always ends with a :class:`~app.race.trace.DoneEvent`; a stop
+fair timing. Every worker always ends with a :class:`~app.race.tracer.DoneEvent`; a stop
 signal ends both runs after their current forward pass through a stopping criterion.
 """
 
@@ -27,7 +27,7 @@ from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
 from .why import explain
-from .trace import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
+from .tracer import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import statistics
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from ..planner.theory import best_gamma, tokens_per_round
+from ..core.theory import best_gamma, break_even_acceptance, per_token_alpha
 from .methods import METHODS
 
 
@@ -66,28 +66,6 @@ def verify_slope(rounds: Sequence[Any], step: float) -> float | None:
     return max(0.0, b / a) if a > 0 else max(0.0, b / step)
 
 
-def break_even(gamma: int, cost: float) -> float | None:
-    """The acceptance rate (accepted / drafted) at which drafting `gamma` tokens a round, each costing `cost` of
-    a step (c + slope), matches plain decoding; None when even full acceptance does not pay."""
-    def gain(alpha: float) -> float:
-        return tokens_per_round(alpha, gamma) - (1.0 + gamma * cost)
-
-    if gain(1.0) < 0:
-        return None
-    lo, hi = 0.0, 1.0
-    for _ in range(50):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gain(mid) < 0 else (lo, mid)
-    alpha = hi
-    expected = alpha * (1 - alpha ** gamma) / (1 - alpha) if alpha < 1 else float(gamma)
-    return expected / gamma
-
-
-def _alpha(rounds: Sequence[Any]) -> float | None:
-    tested = sum(r.accepted + (r.accepted < r.drafted) for r in rounds if r.drafted)
-    return sum(r.accepted for r in rounds if r.drafted) / tested if tested else None
-
-
 def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     """The explanation of a finished race (an app.race.result.RaceResult; knobs: the method knobs it ran with;
     verify: the race's measured verification curve (app.race.costs.VerifyCost), whose slope, timed in
@@ -100,8 +78,8 @@ def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     c = (sum(r.draft_seconds for r in drafting) / drafted / step) if drafted and step else None
     slope = verify.slope if verify is not None and drafting else (verify_slope(rounds, step) if step else None)
     gamma = drafted / len(drafting) if drafting else None
-    be = break_even(max(1, round(gamma)), c + slope) if gamma and c is not None and slope is not None else None
-    alpha = _alpha(rounds)
+    be = break_even_acceptance(max(1, round(gamma)), c + slope) if gamma and c is not None and slope is not None else None
+    alpha = per_token_alpha(rounds)
     best = None
     if alpha is not None and c is not None and slope is not None and alpha > c + slope:
         best = best_gamma(min(alpha, 0.999), c + slope)[0]

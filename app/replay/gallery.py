@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..race.stats import speedup_verdict
-from .trace import Trace, load_trace
+from .tracefile import Trace, load_trace
 
 GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
 INDEX = "index.json"

@@ -1,115 +1,115 @@
-"""The replay page: one self-contained HTML file that replays a trace side by side (docs/DESIGN.md §4).
+"""The replay page: one self-contained HTML file that replays a trace side by side (docs/DESIGN.md §4.3).
 
-Everything is inline (CSS and JavaScript from :mod:`app.replay.assets`, the race as markup); nothing is
-loaded from the network, so the file opens from an e-mail or a slide deck with no server. Every token is a
-span with its status class (``tok-accepted``, ``tok-resampled``, ``tok-bonus``, ``tok-target``: the app's
-classes and colours, docs/DESIGN.md §3) and ``data-t``, the seconds from its side's generate() start; the
-player reveals each token at that moment times the chosen speed. Both sides start together: in a
-sequential trace they ran one after the other, each timed from its own start. Every piece of model or user
-text is escaped.
+Everything is inline (the race's stylesheet, this page's CSS from :mod:`app.replay.assets`, the player's script,
+the race as markup); nothing is loaded from the network, so the file opens from an e-mail or a slide deck with no
+server. The panes, legend, cards and chart are the app's own (:mod:`app.render`), each token a span with its status
+class and ``data-t``; the player reveals each token at that moment times the chosen speed. Both sides start
+together: in a sequential trace they ran one after the other, each timed from its own start. Around the race:
+the recording banner, the player controls, the final figures and the prompt, settings and machine.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from ..race.methods import METHODS
-from ..race.result import STATUSES, RaceResult, Round, Token, special_label
-from .assets import CSS, JS
-from .sections import chart_html, controls_html, header_html, setup_html, stats_html
 from ..core.sources import short_name
-from .text import LEGEND, MODE_LABELS, esc, when_text
-from .trace import Trace
+from ..race.methods import METHODS
+from ..race.result import RaceResult, Token
+from ..render.figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
+from ..render.html import esc
+from ..render.machine import machine_text, versions_text, when_text
+from ..render.panes import PaneView, legend_html, pane_html
+from ..render.player import JS, SPEEDS
+from .assets import CSS
+from .tracefile import Trace
 
 
-# ----- tokens ----------------------------------------------------------------------------------------------
-def round_of_tokens(tokens: Sequence[Token]) -> list[int]:
-    """Round index of each assisted token: a round closes at every token that is not an accepted draft."""
-    out, current = [], 0
-    for tok in tokens:
-        out.append(current)
-        current += tok.status != "accepted"
-    return out
-
-
-def _title(tok: Token, i: int, r: int, rnd: Round | None) -> str:
-    parts = [f"#{i} {LEGEND[tok.status][0]}", f"id {tok.id}"]
-    if rnd is not None:
-        parts.append(f"round {r + 1}: drafted {rnd.drafted}, accepted {rnd.accepted}")
-        if tok.status == "resampled" and rnd.rejected_text:
-            parts.append(f"rejected draft: \u201c{rnd.rejected_text}\u201d")
-    return " \u00b7 ".join(parts)
-
-
-def token_spans(texts: Sequence[str], times: Sequence[float], ids: Sequence[int], tokens: Sequence[Token] | None = None,
-                rounds: Sequence[Round] = (), diverge_at: int | None = None) -> str:
-    """One pane's spans, each with ``data-t`` (seconds). tokens: the assisted side's (statuses, rejected drafts);
-    None for the baseline, whose tokens are all 'target'."""
-    round_ids = round_of_tokens(tokens) if tokens is not None else []
-    pieces = []
-    for i, (text, t) in enumerate(zip(texts, times)):
-        tok = tokens[i] if tokens is not None else None
-        status = tok.status if tok is not None and tok.status in STATUSES else "target"
-        label = special_label(text, tok.special if tok is not None else False)
-        classes = ["tok", f"tok-{status}"] + (["tok-special"] if label is not None else [])
-        classes += ["tok-diverge"] if i == diverge_at else []
-        title = f"#{i} id {ids[i]}"
-        if tok is not None:
-            r = round_ids[i]
-            rnd = rounds[r] if r < len(rounds) else None
-            title = _title(tok, i, r, rnd)
-            if status == "resampled" and rnd is not None and rnd.rejected_text:
-                pieces.append(f'<del class="rej" data-t="{t:.4f}" title="rejected draft of round {r + 1}">'
-                              f'{esc(rnd.rejected_text)}</del>')
-        pieces.append(f'<span class="{" ".join(classes)}" data-t="{t:.4f}" title="{esc(title)}">{esc(text)}</span>'
-                      if label is None else
-                      f'<span class="{" ".join(classes)}" data-t="{t:.4f}" data-text="{esc(text)}" '
-                      f'title="{esc(title)}">{esc(label)}</span>')
-    return "".join(pieces)
-
-
-def pane(side: str, title: str, subtitle: str, spans: str, seconds: float, ttft: float | None, count: int,
-         max_new_tokens: int | None) -> str:
-    """One pane, filled with its final state (the player rewinds it); data-* attributes drive the player."""
-    rate = f"{count / seconds:.1f}" if seconds > 0 and count else "\u2013"
-    meta = [f"{count} tokens"] + ([f"first token {ttft:.2f} s"] if ttft is not None and count else []) + [f"{seconds:.2f} s"]
-    return (f'<section class="pane pane-{side}" data-side="{side}" data-phase="done" data-seconds="{seconds:.4f}" '
-            f'data-ttft="{"" if ttft is None else f"{ttft:.4f}"}" data-max="{max_new_tokens or 0}" '
-            f'aria-label="{esc(title)}">'
-            f'<div class="pane-head"><div class="pane-titles"><span class="pane-title">{esc(title)}</span>'
-            f'<span class="pane-subtitle" title="{esc(subtitle)}">{esc(subtitle)}</span></div>'
-            f'<div class="pane-rate"><span class="rate-value">{rate}</span><span class="rate-unit">tok/s</span></div></div>'
-            f'<div class="pane-progress"><span style="width:100%"></span></div>'
-            f'<div class="pane-body">{spans}</div>'
-            f'<div class="pane-foot"><span class="phase-pill phase-done">done</span>'
-            f'<span class="pane-meta">{esc(" · ".join(meta))}</span></div></section>')
+def _method_title(result: RaceResult) -> str:
+    return METHODS[result.method].title if result.method in METHODS else result.method
 
 
 def panes_html(trace: Trace) -> str:
-    """Both panes: baseline left, assisted right (stacked on a narrow screen)."""
-    result = trace.result
-    b, a = result.baseline, result.assisted
-    diverge = None if result.identical or result.prefix_only else result.first_divergence
-    method = METHODS[result.method].title if result.method in METHODS else result.method
-    helper = f" + {short_name(result.assistant)}" if result.assistant else ""
-    target = short_name(result.target)
-    left = pane("baseline", "Baseline", f"plain generate() \u00b7 {target}",
-                token_spans(trace.baseline_texts, b.token_times, b.token_ids, diverge_at=diverge), b.seconds, b.ttft_seconds,
-                b.new_tokens, trace.max_new_tokens)
-    right = pane("assisted", "Assisted", f"{method} \u00b7 {target}{helper}",
-                 token_spans([t.text for t in a.tokens], a.token_times, a.token_ids, a.tokens, a.rounds, diverge),
-                 a.seconds, a.ttft_seconds, a.new_tokens, trace.max_new_tokens)
-    return f'<div class="panes">{left}{right}</div>'
+    """Both panes in their final state (the player rewinds them): baseline left, assisted right."""
+    r = trace.result
+    b, a = r.baseline, r.assisted
+    diverge = None if r.identical or r.prefix_only else r.first_divergence
+    helper = f" + {short_name(r.assistant)}" if r.assistant else ""
+    rate = lambda side: side.new_tokens / side.seconds if side.seconds > 0 and side.new_tokens else None  # noqa: E731
+    baseline = [Token(i, text, "target") for i, text in zip(b.token_ids, trace.baseline_texts)]
+    views = (PaneView("baseline", "Baseline", f"plain generate() \u00b7 {short_name(r.target)}", baseline,
+                      phase="done", tokens_per_second=rate(b), seconds=b.seconds, ttft=b.ttft_seconds,
+                      diverge_at=diverge, max_new_tokens=trace.max_new_tokens, times=b.token_times),
+             PaneView("assisted", "Assisted", f"{_method_title(r)} \u00b7 {short_name(r.target)}{helper}", a.tokens,
+                      a.rounds, "done", rate(a), a.seconds, a.ttft_seconds, show_rejected=True, diverge_at=diverge,
+                      max_new_tokens=trace.max_new_tokens, times=a.token_times))
+    return f'<div class="panes">{"".join(pane_html(v) for v in views)}</div>'
 
 
-def legend_html() -> str:
-    """The colour/underline key (the app's labels) and the rejected-drafts toggle."""
-    items = "".join(f'<span class="legend-item" title="{esc(meaning)}"><span class="tok tok-{s}">{esc(label)}</span>'
-                    f'<span class="legend-text">{esc(short)}</span></span>' for s, (label, short, meaning) in LEGEND.items())
-    items += ('<span class="legend-item"><del class="rej" style="display:inline">rejected</del>'
-              '<span class="legend-text">draft refused (hover a resampled token)</span></span>')
-    return (f'<div class="legend-row"><div class="tok-legend" role="list" aria-label="token colours">{items}</div>'
-            '<label><input type="checkbox" id="show-rej"> Show rejected drafts inline</label></div>')
+def header_html(trace: Trace) -> str:
+    """The recording banner (when and where, never mistaken for a live run) and the page title."""
+    r, env = trace.result, trace.environment
+    helper = f" drafted by {short_name(r.assistant)}" if r.assistant else ""
+    label, note = MODE_LABELS[r.mode]
+    return ('<div class="rec-banner" role="note" id="recording"><span class="rec-tag"><span class="rec-dot"></span>'
+            f'Recording</span><span>A replay of a race recorded <b>{esc(when_text(trace.recorded_at))}</b> on '
+            f'<b>{esc(machine_text(env))}</b>. Not a live run: nothing is computed here.</span></div>'
+            f'<header class="hdr"><h1>Assisted-decoding arena <span>\u00b7 replay</span></h1>'
+            f'<p>{esc(_method_title(r))} on {esc(short_name(r.target))}{esc(helper)} \u00b7 preset {esc(r.preset)} '
+            f'\u00b7 {esc(label)} ({esc(note)})</p></header>')
+
+
+def controls_html(speed: float) -> str:
+    """Play/pause, restart, end, the speed buttons (0.25x to 8x) and the clock."""
+    buttons = "".join(f'<button type="button" data-speed="{s:g}" aria-pressed="{str(s == speed).lower()}">{s:g}\u00d7'
+                      '</button>' for s in SPEEDS)
+    return ('<section class="controls" aria-label="playback">'
+            '<button type="button" id="play">\u25b6 Play</button>'
+            '<button type="button" id="restart">\u21ba Restart</button>'
+            '<button type="button" id="end">End \u21e5</button>'
+            f'<div class="speeds" role="group" aria-label="playback speed">{buttons}</div>'
+            '<span class="clock" id="clock" aria-live="off">final state</span></section>')
+
+
+def stats_html(trace: Trace) -> str:
+    """The final figures, hidden while the replay runs (the player shows them at the end)."""
+    r = trace.result
+    label, note = MODE_LABELS[r.mode]
+    lossless = METHODS[r.method].lossless if r.method in METHODS else True
+    cards = [card_html(f"{r.speedup:.2f}\u00d7", f"speedup \u00b7 {label}", note, "stat-speedup"), *race_cards(r),
+             card_html(f"{r.baseline.tokens_per_second:.1f} / {r.assisted.tokens_per_second:.1f}", "tokens per second",
+                       "baseline / assisted"), ttft_card(r)]
+    verdict = f'<div class="verdict"><b>Why:</b> {esc(trace.verdict)}</div>' if trace.verdict else ""
+    return ('<section class="card stats" id="stats" aria-label="final figures">'
+            '<div class="card-title">Final figures of the recorded run</div>'
+            '<div class="final-wait">Speedup, acceptance and why appear when the replay ends (or press End).</div>'
+            f'<div class="final" data-mode="{esc(r.mode)}"><div class="badges">{badge_html(r, lossless)}</div>'
+            f'<div class="stats-grid">{"".join(cards)}</div>{verdict}</div></section>')
+
+
+def _facts(trace: Trace) -> list[tuple[str, str]]:
+    s, r, env = trace.settings, trace.result, trace.environment
+    decoding = "greedy"
+    if r.do_sample:
+        decoding = f"sampling, temperature {s.get('temperature')}, top-p {s.get('top_p')}, seed {s.get('seed')}"
+    knobs = s.get("knobs") if isinstance(s.get("knobs"), dict) else {}
+    return [("preset", r.preset), ("method", f"{_method_title(r)} ({r.method})"), ("target", r.target),
+            ("assistant", r.assistant or "\u2013"), ("decoding", decoding),
+            ("max new tokens", str(s.get("max_new_tokens", "\u2013"))),
+            ("knobs", ", ".join(f"{k}={v}" for k, v in knobs.items()) or "\u2013"),
+            ("draft policy", r.assisted.draft_policy or "transformers' default"),
+            ("mode", " ".join(MODE_LABELS[r.mode])), ("machine", machine_text(env)),
+            ("versions", versions_text(env) or "\u2013"), ("recorded", when_text(trace.recorded_at))]
+
+
+def setup_html(trace: Trace) -> str:
+    """The prompt, settings and machine (folded), and a line saying how the replay keeps time."""
+    facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(trace))
+    order = (" In the recording the two sides ran one after the other after a warm-up; here they start together."
+             if trace.result.mode == "sequential" else "")
+    return (f'<details class="card setup"><summary>Prompt, settings and machine</summary><pre>{esc(trace.prompt)}</pre>'
+            f'<dl class="facts">{facts}</dl></details>'
+            f'<p class="provenance">Recorded {esc(when_text(trace.recorded_at))} on {esc(machine_text(trace.environment))}'
+            f' \u00b7 {esc(versions_text(trace.environment))}. Each token appears when it appeared in the recorded run, '
+            f'counted from the start of its side\u2019s generate().{order} Made with '
+            '<code>python -m app replay</code> (assisted-decoding arena).</p>')
 
 
 def replay_html(trace: Trace, speed: float = 1.0) -> str:
@@ -117,10 +117,13 @@ def replay_html(trace: Trace, speed: float = 1.0) -> str:
     result: RaceResult = trace.result
     title = (f"Replay: {result.preset} \u00b7 {result.speedup:.2f}\u00d7 {MODE_LABELS[result.mode][0]} \u00b7 "
              f"recorded {when_text(trace.recorded_at)}")
+    legend = ('<div class="legend-row">' + legend_html() +
+              '<label><input type="checkbox" id="show-rej"> Show rejected drafts inline</label></div>')
+    chart = rounds_chart_html(result.assisted.rounds, times=round_times(result)) if result.assisted.rounds else ""
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta name="generator" content="assisted-decoding-arena replay"><title>{esc(title)}</title>'
             f'<style>{CSS}</style></head>\n'
             f'<body data-state="static" data-speed="{min(8.0, max(0.25, float(speed))):g}"><main class="wrap">'
-            f'{header_html(trace)}{controls_html(speed)}{panes_html(trace)}{legend_html()}{stats_html(trace)}'
-            f'{chart_html(trace)}{setup_html(trace)}</main>\n<script>{JS}</script></body></html>\n')
+            f'{header_html(trace)}{controls_html(speed)}{panes_html(trace)}{legend}{stats_html(trace)}'
+            f'{chart}{setup_html(trace)}</main>\n<script>{JS}</script></body></html>\n')

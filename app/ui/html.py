@@ -1,20 +1,11 @@
-"""Small HTML pieces every tab shares (pure functions, no gradio): escaping and the status line."""
+"""Small HTML pieces every tab shares (pure functions, no gradio): the status line and the error line.
+Escaping is app.render.html's."""
 
 from __future__ import annotations
 
-import html
+from ..render.html import esc
 
 ICONS = {"error": "\u26a0", "ok": "\u2713", "info": "\u2139", "loss": "\u25bc"}
-
-
-def esc(text: object) -> str:
-    """HTML-escape any value (quotes too, so it is safe inside attributes)."""
-    return html.escape("" if text is None else str(text), quote=True)
-
-
-def attr(text: str) -> str:
-    """Escape for an attribute value, keeping line breaks visible in tooltips."""
-    return esc(text).replace("\n", "&#10;")
 
 
 def status_html(message: str, kind: str = "info") -> str:

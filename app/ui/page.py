@@ -21,7 +21,7 @@ from .theme import CSS, PAGE_CSS, make_theme
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
 from ..deploy.spec import MAX_PLAN_BYTES
-from ..replay.trace import MAX_TRACE_BYTES
+from ..replay.tracefile import MAX_TRACE_BYTES
 
 TITLE = "Assisted-decoding arena"
 #: The largest upload accepted (bytes): the largest file any parser reads (a trace; suites and plans are smaller).

@@ -1,14 +1,14 @@
 """Theme and CSS of the page (passed to ``launch()``, where gradio 6 takes them).
 
-Token colours are the Okabe-Ito palette (distinguishable with the common colour-vision
-deficiencies): accepted = blue #0072B2, resampled = orange #E69F00, bonus = reddish purple
-#CC79A7, target = neutral. Each status also has its own underline (solid / dashed / double /
-none), so colour is never the only cue. Fonts are local or system fonts: nothing is fetched.
+The race itself (panes, token colours, legend, badge, cards, chart) is styled by app.render.style, the sheet the
+replay page uses too; this adds the page around it. Fonts are local or system fonts: nothing is fetched.
 """
 
 from __future__ import annotations
 
 import gradio as gr
+
+from ..render.style import DARK_RULES, RACE_CSS, dark_css
 
 def make_theme() -> gr.themes.Base:
     """A quiet theme with system fonts."""
@@ -28,7 +28,7 @@ def make_theme() -> gr.themes.Base:
     )
 
 
-CSS = """
+CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .gradio-container { max-width: 1680px !important; margin: 0 auto !important; }
 #arena-header { padding: 4px 4px 0; }
 #arena-header h1 { font-size: 1.55rem; font-weight: 700; margin: 0; letter-spacing: -0.01em; }
@@ -37,64 +37,20 @@ CSS = """
 #arena-header .hdr-chip { font-size: 0.8rem; padding: 2px 10px; border-radius: 999px;
   border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); }
 
-/* ---- panes ---- */
+/* ---- the race's own rules (panes, tokens, legend, badge, cards, chart) are app.render.style's ---- */
 #race-row { gap: 14px; align-items: stretch; }
 #race-row > .html-container, #race-row > div { flex: 1 1 0; min-width: 0; }
-.pane { display: flex; flex-direction: column; height: 100%; min-height: 260px; border-radius: 12px;
-  background: var(--block-background-fill); border: 1px solid var(--border-color-primary);
-  box-shadow: 0 1px 2px rgba(0,0,0,.04); overflow: hidden; }
-.pane-assisted { border-top: 4px solid #0072B2; }
-.pane-baseline { border-top: 4px solid #8a94a6; }
-.pane-head { display: flex; justify-content: space-between; align-items: flex-start; gap: 12px;
-  padding: 12px 16px 8px; border-bottom: 1px solid var(--border-color-primary); }
-.pane-titles { display: flex; flex-direction: column; min-width: 0; }
-.pane-title { font-weight: 700; font-size: 1.1rem; }
-.pane-subtitle { color: var(--body-text-color-subdued); font-size: 0.85rem; white-space: nowrap;
-  overflow: hidden; text-overflow: ellipsis; }
-.pane-rate { display: flex; align-items: baseline; gap: 4px; font-variant-numeric: tabular-nums; }
-.rate-value { font-size: 1.9rem; font-weight: 700; line-height: 1; }
-.pane-assisted .rate-value { color: #0072B2; }
-.rate-unit { color: var(--body-text-color-subdued); font-size: 0.85rem; }
-.pane-body { flex: 1 1 auto; padding: 12px 16px; font-size: 1.02rem; line-height: 1.85;
-  white-space: pre-wrap; word-break: break-word; max-height: 420px; overflow-y: auto; }
-.pane-progress { height: 3px; background: var(--border-color-primary); }
-.pane-progress > span { display: block; height: 100%; background: #8a94a6; transition: width .15s linear; }
-.pane-assisted .pane-progress > span { background: #0072B2; }
+.pane { height: 100%; min-height: 260px; }
+.pane-body { max-height: 420px; }
 .pane-placeholder { color: var(--body-text-color-subdued); font-style: italic; }
 .pane-message { margin-top: 8px; color: #D55E00; font-size: 0.9rem; white-space: normal; }
-.pane-foot { display: flex; align-items: center; gap: 10px; padding: 8px 16px;
-  border-top: 1px solid var(--border-color-primary); font-size: 0.82rem; color: var(--body-text-color-subdued); }
-.phase-pill { padding: 1px 9px; border-radius: 999px; font-weight: 600; font-size: 0.75rem;
-  text-transform: uppercase; letter-spacing: 0.04em; background: rgba(138,148,166,.18); color: var(--body-text-color); }
-.phase-pill.phase-running { background: rgba(0,114,178,.15); color: #0072B2; }
-.phase-pill.phase-done { background: rgba(0,158,115,.15); color: #007a59; }
-.phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #b34f00; }
 .cursor { display: inline-block; width: 0.55em; height: 1.05em; margin-left: 1px; vertical-align: text-bottom;
   background: currentColor; opacity: .35; animation: blink 1s steps(2, start) infinite; }
 @keyframes blink { to { visibility: hidden; } }
-
-/* ---- tokens: colour + underline style, never colour alone ---- */
-.tok { border-radius: 3px; padding: 1px 0; -webkit-box-decoration-break: clone; box-decoration-break: clone; }
-.tok-accepted { background: rgba(0,114,178,.16); border-bottom: 2px solid #0072B2; }
-.tok-resampled { background: rgba(230,159,0,.24); border-bottom: 2px dashed #b87f00; }
-.tok-bonus { background: rgba(204,121,167,.24); border-bottom: 3px double #a8548a; }
-.tok-target { background: transparent; }
-.pane-baseline .tok-target, .pane-assisted .tok-target { border-bottom: none; }
-.tok-special { font-family: var(--font-mono); font-size: 0.78em; opacity: .6; }
-.tok-diverge { outline: 2px solid #D55E00; outline-offset: 1px; }
-del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickness: 2px; opacity: .85;
-  font-size: 0.88em; margin: 0 2px; padding: 0 2px; border-radius: 3px; background: rgba(213,94,0,.07); }
-.pane .tok[title] { cursor: help; }
-
-/* ---- legend ---- */
 #legend-row { align-items: center; gap: 10px; flex-wrap: nowrap; }
 #legend-row > #legend { flex: 1 1 auto !important; min-width: 0 !important; }
 #legend-row > #show-rejected { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important;
   padding: 4px 10px; border-radius: 999px; border: 1px solid var(--border-color-primary); }
-.tok-legend { display: flex; flex-wrap: wrap; gap: 6px 22px; align-items: center; font-size: 0.88rem; padding: 6px 2px; }
-.legend-item { display: inline-flex; align-items: center; gap: 6px; }
-.legend-item .tok { padding: 0 6px; font-weight: 600; }
-.legend-text { color: var(--body-text-color-subdued); }
 
 /* ---- status ---- */
 .status { display: flex; gap: 8px; align-items: flex-start; padding: 8px 12px; border-radius: 8px; font-size: 0.9rem;
@@ -109,44 +65,9 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .stats-empty, .chart-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; padding: 12px 14px;
   border: 1px dashed var(--border-color-primary); border-radius: 12px; }
 .stats-badge { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; margin-bottom: 10px; }
-.badge { display: inline-block; padding: 3px 12px; border-radius: 999px; font-weight: 700; font-size: 0.9rem; }
-.badge-identical { background: rgba(0,158,115,.14); color: #00704f; border: 1px solid rgba(0,158,115,.5); }
-.badge-diverged { background: rgba(230,159,0,.16); color: #8a5d00; border: 1px dashed #b87f00; }
-.badge-unexpected { background: rgba(213,94,0,.14); color: #a34700; border: 1px solid #D55E00; }
-.badge-none { color: var(--body-text-color-subdued); border: 1px dashed var(--border-color-primary); }
-.badge-why { color: var(--body-text-color-subdued); font-size: 0.86rem; }
-.stats-grid { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 10px; }
+.stats-grid { grid-template-columns: repeat(3, minmax(0, 1fr)); }
 @media (max-width: 700px) { .stats-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
-.stat { padding: 10px 12px; border-radius: 10px; background: var(--background-fill-secondary);
-  border: 1px solid var(--border-color-primary); }
-.stat-value { font-size: 1.45rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
-.stat-speedup .stat-value { color: #0072B2; font-size: 1.7rem; }
-.stat-label { font-weight: 600; font-size: 0.85rem; }
-.stat-note { color: var(--body-text-color-subdued); font-size: 0.78rem; margin-top: 2px; }
 .stats-foot { margin-top: 8px; font-size: 0.8rem; color: var(--body-text-color-subdued); }
-
-/* ---- round chart ---- */
-.chart { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
-  background: var(--block-background-fill); }
-.chart-title { font-weight: 700; font-size: 0.95rem; }
-.chart-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; font-size: 0.8rem;
-  color: var(--body-text-color-subdued); margin: 4px 0 6px; }
-.chart-sum { margin-left: auto; }
-.key { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-left: 6px; }
-.key-accepted { background: #0072B2; }
-.key-rejected { background: repeating-linear-gradient(45deg, #E69F00 0 2px, rgba(230,159,0,.25) 2px 4px);
-  border: 1px solid #b87f00; }
-.key-none { background: #8a94a6; height: 4px; }
-.chart-scroll { overflow-x: auto; }
-.chart-svg { display: block; max-width: none; }
-.chart-svg .bar-accepted { fill: #0072B2; }
-.chart-svg .bar-rejected { stroke: #b87f00; stroke-width: 0.8; }
-.chart-svg .bar-rejected-bg { fill: rgba(230,159,0,.25); }
-.chart-svg .bar-rejected-line { stroke: #E69F00; stroke-width: 2.2; }
-.chart-svg .bar-none { fill: #8a94a6; }
-.chart-svg .grid { stroke: var(--border-color-primary); stroke-width: 1; }
-.chart-svg .axis { fill: var(--body-text-color-subdued); font-size: 9px; }
-.chart-svg .round:hover rect { opacity: .75; }
 
 /* ---- settings column ---- */
 .method-card { border: 1px solid var(--border-color-primary); border-radius: 10px; padding: 10px 12px;
@@ -174,15 +95,10 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 #run-btn, #measure-btn, #stop-btn { min-height: 44px; font-weight: 700; }
 
 /* ---- dark mode: same hues, lighter text tones for contrast ---- */
-.dark .pane-assisted .rate-value, .dark .stat-speedup .stat-value, .dark .pill-lossless { color: #56B4E9; }
-.dark .badge-identical, .dark .where-offline, .dark .phase-pill.phase-done { color: #5fd3a9; }
-.dark .badge-diverged { color: #f0c05a; }
-.dark .badge-unexpected, .dark .pill-lossy, .dark .status-error { color: #ff9a57; }
+.dark .pill-lossless { color: #56B4E9; }
+.dark .where-offline { color: #5fd3a9; }
+.dark .pill-lossy, .dark .status-error { color: #ff9a57; }
 .dark .where-hub { color: #8fd0f5; }
-.dark .phase-pill.phase-running { color: #56B4E9; }
-.dark .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
-.dark .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
-.dark .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
 /* ---- planner tab ---- */
 #tabs > .tab-wrapper button[role=tab] { font-weight: 700; font-size: 0.98rem; }
 .plan-intro { font-size: 0.9rem; padding: 2px 2px 4px; color: var(--body-text-color); }
@@ -254,14 +170,8 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .dark .plan-stat-speedup .plan-stat-value, .dark .plan-stat-gamma .plan-stat-value,
 .dark .plan-grid td.cell-best b { color: #56B4E9; }
 .dark .dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
-/* ---- slowdowns read as slowdowns; special tokens as markers ---- */
-.stat.speed-win .stat-value { color: #007a59; }
-.stat.speed-loss { border-color: #D55E00; background: rgba(213,94,0,.07); }
-.stat.speed-loss .stat-value { color: #b34f00; }
+/* ---- slowdowns read as slowdowns ---- */
 .status-loss { background: rgba(213,94,0,.08); border-color: rgba(213,94,0,.45); color: #8a3d00; }
-.tok-special { font-family: var(--font-mono); font-size: 0.72em; padding: 0 5px; margin: 0 2px; border-radius: 6px;
-  border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); background: transparent;
-  white-space: nowrap; opacity: 1; }
 
 .method-wins, .method-loses { margin-top: 4px; padding-left: 8px; border-left: 3px solid #009E73; }
 .method-loses { border-left-color: #D55E00; }
@@ -302,8 +212,8 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .why-num { padding: 6px 8px; border-radius: 8px; background: var(--background-fill-secondary); }
 .why-num b { display: block; font-size: 1.05rem; font-variant-numeric: tabular-nums; }
 .why-num span { font-size: 0.72rem; color: var(--body-text-color-subdued); }
-.dark .speed-win, .dark .stat.speed-win .stat-value { color: #5fd3a9; }
-.dark .speed-loss, .dark .stat.speed-loss .stat-value, .dark .status-loss { color: #ff9a57; }
+.dark .speed-win { color: #5fd3a9; }
+.dark .speed-loss, .dark .status-loss { color: #ff9a57; }
 
 /* ---- phones (about 390 px): one column, nothing wider than the screen ---- */
 @media (max-width: 640px) {

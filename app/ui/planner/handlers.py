@@ -25,7 +25,7 @@ from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
 from ...planner.memory import DTYPE_BYTES
 from ...planner.plan import PlanOptions, plan_from_numbers
 from ...planner.report import plan_to_csv
-from ...planner.theory import MAX_C
+from ...core.theory import MAX_C
 from ...race.methods import get_method
 from ..config import UIConfig
 from ..exports import unique_stem

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from html import escape
+from ...render.html import esc
 
 #: Colours of the measured points, in plan["measured_points"] order (the legend uses the same).
 MEASURED_COLOURS = ("#d62728", "#2ca02c", "#9467bd")
@@ -47,7 +47,7 @@ def speedup_svg(plan: dict, width: int = 560, height: int = 300) -> str:
     for p, colour in zip(points, MEASURED_COLOURS):
         px, py = x(min(max(p["gamma"], 1), gmax)), y(p["speedup"])
         parts.append(f'<rect x="{px - 5:.1f}" y="{py - 5:.1f}" width="10" height="10" fill="{colour}"><title>'
-                     f'{escape(p["label"])}: {p["speedup"]:.2f}x</title></rect>'
+                     f'{esc(p["label"])}: {p["speedup"]:.2f}x</title></rect>'
                      f'<text x="{px + 8:.1f}" y="{py + 4:.1f}" fill="{colour}">{p["speedup"]:.2f}x</text>')
     parts.append("</svg>")
     return "".join(parts)

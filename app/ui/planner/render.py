@@ -1,20 +1,16 @@
 """HTML of the Planner tab: pure functions of a plan dict (see app/planner/plan.py).
 
 Nothing here imports gradio or loads a model. Every text that comes from a user, a model or a
-preset is escaped with :func:`html.escape`. Numbers follow the CLI (app/planner/report.py).
+preset is escaped with :func:`app.render.html.esc`. Numbers follow the CLI (app/planner/report.py).
 """
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any, Sequence
 
+from ...render.html import esc as _e
 from ...planner.report import alpha_value_text, check_runs, memory_text, predicted_text, saving_text
 from .plot import MEASURED_COLOURS, speedup_svg
-
-
-def _e(value: Any) -> str:
-    return escape(str(value))
 
 
 def _section(title: str, body: str, cls: str = "", note: str = "") -> str:

@@ -2,7 +2,7 @@
 
 Built from small section builders inside an open ``gr.Tab``; components are collected on a
 :class:`PlannerUI` namespace that :class:`~app.ui.planner.handlers.PlannerHandlers` returns
-``{component: value}`` for. The formulas are in app/planner/theory.py (docs/DESIGN.md §5).
+``{component: value}`` for. The formulas are in app/core/theory.py (docs/DESIGN.md §5).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from ...core.knobs import KNOBS, REQUEST
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
-from .stats import method_card_html
+from ...render.html import esc
 
 #: Control values the race/measure events receive, in this order (after session and toggle).
 CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "max_new_tokens",
@@ -109,3 +109,28 @@ def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest
     if changes["do_sample"]:
         changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})
     return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST, limits)
+
+
+WHERE_LABELS = {"offline": "runs offline", "needs hub": "needs hub", "needs hub + GPU": "needs hub + GPU"}
+
+
+def method_card_html(preset, method) -> str:
+    """Where the preset runs, the method's one-line summary and the preset's description.
+
+    preset: an engine Preset. method: the engine Method (title, summary, lossless).
+    """
+    where = preset.where
+    where_cls = "where-offline" if where == "offline" else "where-hub"
+    lossless = ('<span class="pill pill-lossless">lossless</span>' if method.lossless
+                else '<span class="pill pill-lossy">lossy by design</span>')
+    return (f'<div class="method-card"><div class="method-head"><span class="pill {where_cls}">'
+            f'{esc(WHERE_LABELS.get(where, where))}</span>{lossless}<span class="method-title">{esc(method.title)}</span></div>'
+            f'<div class="method-summary">{esc(method.summary)}</div>'
+            f'<div class="method-desc">{esc(preset.description)}</div>{_wins_html(preset)}</div>')
+
+
+def _wins_html(preset) -> str:
+    """Where the preset's method pays off and where it does not (the preset's wins_on / loses_on)."""
+    rows = [(cls, label, text) for cls, label, text in (("wins", "Wins on", preset.wins_on),
+                                                        ("loses", "Loses on", preset.loses_on)) if text]
+    return "".join(f'<div class="method-{cls}"><b>{label}:</b> {esc(text)}</div>' for cls, label, text in rows)

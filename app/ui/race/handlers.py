@@ -28,11 +28,12 @@ from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
 from ..streaming import run_streaming
 from .controls import CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
-from .explain import speedup_words, why_html
-from .render import PaneView, legend_html, pane_html
+from ...render.explain import speedup_words, why_html
+from ...render.panes import PaneView, legend_html, pane_html
 from .session import Session
 from ...core.sources import short_name
-from .stats import hardware_html, rounds_chart_html, stats_html
+from ...render.figures import rounds_chart_html, stats_html
+from ...render.machine import hardware_html
 
 log = logging.getLogger("app.ui")
 

@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from ...race.result import RaceResult
-from .render import PaneView
+from ...render.panes import PaneView
 
 
 class Session:

@@ -25,10 +25,11 @@ from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, methods_overview, preset_choices,
                        preset_state)
 from .handlers import RaceHandlers, machine_facts
-from .render import PaneView, legend_html, pane_html
-from .explain import why_html
+from ...render.panes import PaneView, legend_html, pane_html
+from ...render.explain import why_html
 from .session import Session
-from .stats import hardware_html, rounds_chart_html, stats_html
+from ...render.figures import rounds_chart_html, stats_html
+from ...render.machine import hardware_html
 
 #: Scrolls a pane's text to the newest token whenever its HTML changes.
 FOLLOW_JS = "watch('value', () => { const b = element.querySelector('.pane-body'); if (b) b.scrollTop = b.scrollHeight; });"

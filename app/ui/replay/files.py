@@ -16,7 +16,7 @@ import gradio as gr
 
 from ...core.errors import ArenaError
 from ...replay.page import replay_html
-from ...replay.trace import Trace, build_trace, parse_trace, save_trace
+from ...replay.tracefile import Trace, build_trace, parse_trace, save_trace
 from ..config import UIConfig
 from ..exports import unique_stem
 

@@ -13,7 +13,7 @@ import gradio as gr
 from ...core.errors import ArenaError
 from ...replay.gallery import Gallery
 from ...replay.page import replay_html
-from ...replay.trace import Trace, load_trace
+from ...replay.tracefile import Trace, load_trace
 from ..html import status_html, unexpected_error_text
 from .files import write_replay_page
 from .render import placeholder_html, player_html, recording_status

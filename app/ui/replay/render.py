@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from ...core.errors import ArenaError
 from ...replay.gallery import Gallery, load_gallery
-from ...replay.sections import machine_text
-from ...replay.text import when_text
-from ...replay.trace import Trace
-from ..html import esc, status_html
+from ...render.machine import machine_text, when_text
+from ...replay.tracefile import Trace
+from ...render.html import esc
+from ..html import status_html
 
 #: Fits the frame to the page inside it: the replay page posts its height when it is embedded.
 FIT_JS = """

@@ -99,7 +99,7 @@ def _probabilities(logits: Any, positions: int, ids: list[int]) -> list[float]:
 
 
 @dataclass
-class Round:
+class RawRound:
     """A round as recorded on the generation thread (ids, not text)."""
 
     drafted: int
@@ -123,7 +123,7 @@ class TraceStreamer(BaseStreamer):
         self.emit = emit
         self.token_ids: list[int] = []
         self.statuses: list[str] = []
-        self.rounds: list[Round] = []
+        self.rounds: list[RawRound] = []
         self.start = time.perf_counter()
         self._drafts: list[int] = []
         self._draft_logits: Any = None
@@ -150,7 +150,7 @@ class TraceStreamer(BaseStreamer):
         p_draft = _probabilities(logits, min(len(kept), len(drafts)), kept)
         rej_t = _probabilities(scores[:, n:n + 1] if rejected and scores is not None else None, 1, rejected)
         rej_d = _probabilities(logits[:, n:n + 1] if rejected and logits is not None else None, 1, rejected)
-        rnd = Round(len(drafts), n, rejected, self._draft_seconds, verify_seconds)
+        rnd = RawRound(len(drafts), n, rejected, self._draft_seconds, verify_seconds)
         self._record(kept, statuses, self._kept_at, _probabilities(scores, len(kept), kept), p_draft)
         self.rounds.append(rnd)
         if self.emit is not None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...race.result import RaceResult
-from ...race.stats import speedup_verdict
-from ..html import esc
+from ..race.result import RaceResult
+from ..race.stats import speedup_verdict
+from .html import esc
 
 #: Draft positions shown in the acceptance-by-position bars.
 MAX_POSITIONS = 16

@@ -1,4 +1,5 @@
-"""Theorem 3.8 and the best draft length (docs/DESIGN.md §5).
+"""The speculative-decoding formulas every floor shares (docs/DESIGN.md §5): Theorem 3.8, the best draft
+length, the break-even acceptance and the per-token acceptance observed in real rounds.
 
 Leviathan et al. (2022), Theorem 3.8: with acceptance rate alpha (per draft token, i.i.d.) and
 cost ratio c (one draft step / one target step), drafting gamma tokens a round gives
@@ -8,6 +9,9 @@ cost ratio c (one draft step / one target step), drafting gamma tokens a round g
 (at alpha = 1 the numerator's limit (1 - alpha^(gamma+1)) / (1 - alpha) is gamma + 1). Gamma is
 searched over 1..20 as in the drafter-choice article; ties go to the smaller gamma. Speedup > 1 is
 possible iff alpha > c (Corollary 3.9; gamma = 1 gives (1 + alpha) / (1 + c)).
+
+The race (its explanation), the planner and the benchmark import these from here, so the engine's
+floors never import each other for a formula.
 """
 
 from __future__ import annotations
@@ -45,6 +49,31 @@ def predicted_speedup(alpha: float, c: float, gamma: int) -> float:
     if gamma < 1:
         raise ArenaError(f"gamma (drafts per round) must be at least 1; got {gamma}.")
     return tokens_per_round(alpha, gamma) / (gamma * c + 1.0)
+
+
+def break_even_acceptance(gamma: int, cost: float) -> float | None:
+    """The acceptance rate (accepted / drafted) at which drafting `gamma` tokens a round, each costing `cost` of a
+    target step (c + slope), matches plain decoding (§5.9, solved by bisection); None when even full acceptance
+    does not pay."""
+    def gain(alpha: float) -> float:
+        return tokens_per_round(alpha, gamma) - (1.0 + gamma * cost)
+
+    if gain(1.0) < 0:
+        return None
+    lo, hi = 0.0, 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gain(mid) < 0 else (lo, mid)
+    expected = hi * (1 - hi ** gamma) / (1 - hi) if hi < 1 else float(gamma)
+    return expected / gamma
+
+
+def per_token_alpha(rounds: Sequence[Any]) -> float | None:
+    """Observed per-token acceptance (§5.5) of rounds with ``drafted`` and ``accepted``: sum(n) / sum(n + [n < k])
+    over the rounds that drafted; None when none did."""
+    drafting = [r for r in rounds if r.drafted > 0]
+    tested = sum(r.accepted + (r.accepted < r.drafted) for r in drafting)
+    return sum(r.accepted for r in drafting) / tested if tested else None
 
 
 def speedup_curve(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> list[dict[str, float]]:

@@ -1,0 +1,79 @@
+"""Where and when a race ran: the Race tab's hardware panel and the recording's machine, versions and date."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..core.sources import short_name
+from .html import esc
+
+
+def fmt_params(n: int | None) -> str:
+    """134515008 -> '134.5 M' parameters."""
+    if not n:
+        return "\u2013"
+    return f"{n / 1e9:.2f} B" if n >= 1e9 else f"{n / 1e6:.1f} M"
+
+
+def fmt_bytes(n: int | None) -> str:
+    """Bytes in MB / GB (powers of 1024)."""
+    if not n:
+        return "\u2013"
+    return f"{n / (1 << 30):.2f} GB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MB"
+
+
+def hardware_html(facts: dict) -> str:
+    """Device, dtype, parameter counts and weight memory; the CPU note when there is no GPU.
+
+    facts: {"device": str, "gpu": str|None, "cpu_cores": int, "torch_threads": int,
+    "models": [{"role", "spec", "n_params", "weight_bytes", "dtype", "device", "load_seconds"}]}.
+    """
+    device = facts.get("device", "cpu")
+    where = esc(facts.get("gpu") or f"CPU \u00b7 {facts.get('cpu_cores', '?')} cores, "
+                                     f"{facts.get('torch_threads', '?')} torch threads")
+    rows = []
+    for m in facts.get("models", []):
+        cells = (esc(m["role"]), f'<span class="mono" title="{esc(m["spec"])}">{esc(short_name(m["spec"]))}</span>',
+                 fmt_params(m.get("n_params")), fmt_bytes(m.get("weight_bytes")), esc(m.get("dtype", "")),
+                 esc(m.get("device", "")))
+        rows.append("".join(f"<span>{c}</span>" for c in cells))
+    head = "".join(f'<span class="hw-th">{h}</span>' for h in ("model", "id", "params", "weights", "dtype", "device"))
+    table = (f'<div class="hw-grid" role="table">{head}{"".join(rows)}</div>' if rows
+             else '<div class="hw-pending">Models load on the first race (the first load of a packaged GGUF converts it '
+                  'once, about 15-40 s).</div>')
+    note = ""
+    if not str(device).startswith("cuda"):
+        note = ('<div class="hw-note" role="note"><b>CPU only.</b> In the concurrent race both runs share the same '
+                'cores, so its speedup is a show, not a measurement. <b>Measure fairly</b> runs them one after the '
+                'other after a warm-up.</div>')
+    return f'<div class="hw"><div class="hw-device">Device: <b>{esc(device)}</b> \u00b7 {where}</div>{table}{note}</div>'
+
+
+def machine_text(env: dict[str, Any]) -> str:
+    """A recording's machine: 'AMD EPYC 7763 (cpu, 2 cores, 1 torch thread per side, float32)'."""
+    bits = [str(env.get("device") or "?")]
+    if env.get("cores"):
+        bits.append(f"{env['cores']} cores")
+    if env.get("threads_per_side"):
+        n = env["threads_per_side"]
+        bits.append(f"{n} torch thread{'s' if n != 1 else ''} per side")
+    if env.get("dtype"):
+        bits.append(str(env["dtype"]))
+    return f"{env.get('device_name') or 'an unnamed machine'} ({', '.join(bits)})"
+
+
+def versions_text(env: dict[str, Any]) -> str:
+    names = (("torch", "torch"), ("transformers", "transformers"), ("gradio", "gradio"), ("python", "Python"))
+    return " \u00b7 ".join(f"{label} {env[key]}" for key, label in names if env.get(key))
+
+
+def when_text(recorded_at: str) -> str:
+    """'2025-06-01T12:00:00+00:00' -> '2025-06-01 12:00 UTC' (the offset kept when it is not UTC)."""
+    try:
+        moment = datetime.fromisoformat(recorded_at)
+    except ValueError:
+        return recorded_at
+    offset = moment.utcoffset()
+    zone = "UTC" if offset is not None and not offset.total_seconds() else moment.strftime("%z") or "local time"
+    return f"{moment:%Y-%m-%d %H:%M} {zone}"
