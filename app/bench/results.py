@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..core.errors import ArenaError
+from ..render.cells import csv_cell
 from ..core.requests import read_text_file
 from .stats import ROW_KEYS, cells, overall
 
@@ -120,6 +121,7 @@ def write_csv(result: BenchResult, path: Path) -> None:
     frame = result.frame()
     for column in LIST_COLUMNS:
         frame[column] = frame[column].map(json.dumps)
+    frame = frame.map(csv_cell)  # a suite's ids and categories are user text: no cell may run as a formula
     frame.to_csv(path, index=False)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..render.cells import md_cell
 from .results import BenchResult
 from .suite import order_categories
 
@@ -20,11 +21,17 @@ def pct(x: float | None) -> str:
 
 
 def row_label(preset: str, method: str, value: Any, knob: str | None) -> str:
-    return f"{preset} ({method})" + (f", {knob}={value}" if knob and value is not None else "")
+    """A table row's label, escaped for a Markdown cell."""
+    return md_cell(f"{preset} ({method})" + (f", {knob}={value}" if knob and value is not None else ""))
 
 
 def _categories(result: BenchResult) -> list[str]:
     return order_categories(r["category"] for r in result.rows)
+
+
+def _header_row(first: str, cats: list[str], *last: str) -> str:
+    """A table's header: `first`, each category escaped for a Markdown cell (suite files name them), then `last`."""
+    return "| " + " | ".join([first, *(md_cell(c) for c in cats), *last]) + " |"
 
 
 def _grid(result: BenchResult) -> tuple[list[str], list[tuple], dict[tuple, dict[str, Any]]]:
@@ -48,8 +55,7 @@ def leaderboard(result: BenchResult) -> list[str]:
     cats, keys, cell_map = _grid(result)
     knob = result.settings.get("sweep_knob")
     geo = {(o["preset"], o["sweep_value"]): o["speedup_geomean"] for o in result.overall}
-    lines = ["| preset (method) | " + " | ".join(cats) + " | overall (geomean) |",
-             "|---|" + "---|" * (len(cats) + 1)]
+    lines = [_header_row("preset (method)", cats, "overall (geomean)"), "|---|" + "---|" * (len(cats) + 1)]
     for preset, method, value in keys:
         g = geo.get((preset, value))
         cols = [speed_cell(cell_map.get((preset, value, c))) for c in cats]
@@ -61,7 +67,7 @@ def leaderboard(result: BenchResult) -> list[str]:
 def acceptance_table(result: BenchResult) -> list[str]:
     cats, keys, cell_map = _grid(result)
     knob = result.settings.get("sweep_knob")
-    lines = ["| preset (method) | " + " | ".join(cats) + " |", "|---|" + "---|" * len(cats)]
+    lines = [_header_row("preset (method)", cats), "|---|" + "---|" * len(cats)]
     for preset, method, value in keys:
         cols = []
         for cat in cats:
@@ -93,7 +99,7 @@ def header(result: BenchResult) -> list[str]:
             f"{env.get('cpu_cores', '?')} CPU cores, {env.get('torch_threads', '?')} torch threads, dtype "
             f"{env.get('dtype') or '?'}; torch {env.get('torch', '?')}, transformers {env.get('transformers', '?')}, "
             f"Python {env.get('python', '?')}.", "",
-            f"Suite {s.get('suite', '?')} (split {s.get('split', 'all')}, {s.get('prompts', '?')} prompts), "
+            f"Suite {md_cell(s.get('suite', '?'))} (split {s.get('split', 'all')}, {s.get('prompts', '?')} prompts), "
             f"{s.get('repeats', '?')} repeat(s), max new tokens {s.get('max_new_tokens') or 'per preset'}, "
             f"{done} races: greedy, batch 1, each race sequential (plain, then assisted) after a warm-up.{stopped}"]
 

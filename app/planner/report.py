@@ -11,6 +11,8 @@ import csv
 import io
 from typing import Any
 
+from ..render.cells import csv_cell
+
 #: Keys of plan["check"] that hold a measured run, in display order.
 CHECK_RUNS = ("constant", "default", "adjusted")
 
@@ -72,5 +74,5 @@ def plan_to_csv(plan: dict) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["key", "value"])
-    writer.writerows(flatten(plan))
+    writer.writerows([key, csv_cell(value)] for key, value in flatten(plan))
     return buf.getvalue()

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
+from ..uploads import upload_box
 from ...bench.suite import BUILTIN_CATEGORIES, SPLIT_CHOICES
 from ...core.presets import load_presets
 from ..config import UIConfig
@@ -67,8 +68,8 @@ class BenchTab:
             presets.items(), key=lambda item: (item[1].where != "offline", item[0]))]
         u.presets = gr.CheckboxGroup(choices, value=start, label="Presets", elem_id="bench-presets",
                                      info="each is raced against plain decoding on every prompt; offline ones run here")
-        u.suite = gr.File(None, file_types=[".jsonl", ".json", ".csv"], label="Your suite (optional)",
-                          elem_id="bench-suite", height=110)
+        u.suite = upload_box(None, file_types=[".jsonl", ".json", ".csv"], label="Your suite (optional)",
+                            elem_id="bench-suite", height=110)
         gr.HTML('<div class="bench-hint">JSONL: one <code>{"prompt": ..., "category": ...}</code> per line (optional '
                 '<code>id</code>, <code>split</code>); CSV: a header with <code>prompt</code> (optional '
                 '<code>category</code>). Empty: the built-in suite.</div>')

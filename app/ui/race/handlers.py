@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.requests import RaceRequest
+from ...core.requests import RaceRequest, check_preset_id
 from ...race.methods import get_method
 from ...race.prepare import RaceSetup, prepare
 from ...race.result import RaceResult
@@ -27,6 +27,7 @@ from ...race.runner import Race
 from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
 from ..streaming import run_streaming
+from ..uploads import whole_index
 from .controls import CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
 from ...render.explain import speedup_words, why_html
 from ...render.panes import PaneView, legend_html, pane_html
@@ -334,7 +335,11 @@ class RaceHandlers:
         """The prompt for the clicked example of the current preset."""
         from ...core.presets import get_preset
 
-        examples = get_preset(preset_id).example_prompts
-        if index is None or not 0 <= int(index) < len(examples):
+        index = whole_index(index)
+        try:
+            examples = get_preset(check_preset_id(preset_id)).example_prompts
+        except ArenaError:
             return {}
-        return {self.ui.prompt: examples[int(index)]}
+        if index is None or not 0 <= index < len(examples):
+            return {}
+        return {self.ui.prompt: examples[index]}

@@ -14,6 +14,7 @@ from ...core.errors import ArenaError
 from ...replay.gallery import Gallery
 from ...replay.page import replay_html
 from ...replay.tracefile import Trace, load_trace
+from ..uploads import whole_index
 from ..html import status_html, unexpected_error_text
 from .files import write_replay_page
 from .render import placeholder_html, player_html, recording_status
@@ -53,10 +54,11 @@ class ReplayHandlers:
 
     def gallery_picked(self, index: int | None) -> dict:
         """A gallery row was clicked: play that recorded race."""
-        if self.gallery is None or index is None or not 0 <= int(index) < len(self.gallery.entries):
+        index = whole_index(index)
+        if self.gallery is None or index is None or not 0 <= index < len(self.gallery.entries):
             return self._failed("That recorded race is not in the gallery.")
-        entry = self.gallery.entries[int(index)]
-        return self._guarded(lambda: self.gallery.load(int(index)), entry.title)
+        entry = self.gallery.entries[index]
+        return self._guarded(lambda: self.gallery.load(index), entry.title)
 
     def uploaded(self, path: str | None) -> dict:
         """A trace file was uploaded: check it and play it (or say in one line what is wrong with it)."""

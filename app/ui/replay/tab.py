@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 
+from ..uploads import upload_box
 from ..config import UIConfig
 from ..html import status_html
 from .files import share_button
@@ -41,8 +42,8 @@ class ReplayTab:
                                        "click plays", samples=gallery_samples(self.gallery), elem_id="replay-gallery",
                                        samples_per_page=12)
             with gr.Column(scale=1, min_width=240):
-                u.upload = gr.File(label="Or load a trace (.json)", file_types=[".json"], type="filepath", height=110,
-                                   elem_id="replay-upload")
+                u.upload = upload_box(label="Or load a trace (.json)", file_types=[".json"], type="filepath",
+                                      height=110, elem_id="replay-upload")
                 u.download = gr.DownloadButton("\u2b07 This replay as one HTML page", value=None, interactive=False,
                                                size="sm", elem_id="replay-download")
                 u.share = share_button(self.config, "replay-share")

@@ -1,0 +1,57 @@
+"""Upload boxes that refuse a malformed payload with one line, and a safe reading of a clicked row's index.
+
+The page only ever sends a file upload as gradio's FileData object, but a client holding the share link can send
+any JSON in its place. gradio validates it with pydantic before any event function runs, and a failed validation
+reached the client as gradio's generic error (and the server log as a traceback); a ``gr.Error`` raised inside a
+pydantic validator cannot help, since pydantic wraps every ValueError (gr.Error is one). So :func:`upload_box`
+gives a ``gr.File`` a lenient data model that marks a malformed payload instead of failing, and a preprocess step
+that refuses the mark with a ``gr.Error``, which gradio passes to the client as one line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+from gradio.data_classes import FileData
+from pydantic import model_validator
+
+NOT_A_FILE = "That upload is not a file: choose a file from your computer to upload."
+#: The original name a malformed payload is marked with (no real upload can carry a NUL character in its name).
+MALFORMED = "\x00malformed upload"
+
+
+class UploadedFile(FileData):
+    """gradio's FileData; anything but one file object (a dict with a text path and FileData's marker) becomes a
+    file marked :data:`MALFORMED`, for the box's preprocess step to refuse."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def one_file(cls, value: Any) -> Any:
+        if isinstance(value, cls) or (isinstance(value, dict) and isinstance(value.get("path"), str)
+                                      and value.get("meta") == {"_type": "gradio.FileData"}):
+            return value
+        return {"path": "", "orig_name": MALFORMED, "meta": {"_type": "gradio.FileData"}}
+
+
+def upload_box(*args: Any, **kwargs: Any) -> gr.File:
+    """A single-file ``gr.File`` (same arguments) that answers a malformed payload with :data:`NOT_A_FILE`."""
+    box = gr.File(*args, **kwargs)
+    box.data_model = UploadedFile
+    preprocess = box.preprocess
+
+    def checked(payload: Any) -> Any:
+        if isinstance(payload, FileData) and payload.orig_name == MALFORMED:
+            raise gr.Error(NOT_A_FILE, print_exception=False)
+        return preprocess(payload)
+
+    box.preprocess = checked  # gradio calls block.preprocess(...) on the instance
+    return box
+
+
+def whole_index(value: Any) -> int | None:
+    """A clicked row's index as sent by a ``gr.Dataset(type="index")``: a whole number, else None (a raw client can
+    send anything there)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) > 2 ** 31:
+        return None
+    return int(value) if value == int(value) else None

@@ -1,0 +1,245 @@
+"""A share link that is safe to hand out: one way in with the launch's limits, budgets, bounded uploads and exports,
+inert downloads (docs/DESIGN.md §4 and §7)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from types import SimpleNamespace
+
+import gradio as gr
+import pytest
+
+import fuzzing
+import page_events
+from app.bench.runner import Bench, BenchPlan
+from app.bench.suite import SuitePrompt
+from app.core.errors import ArenaError
+from app.core.loader import MODEL_CACHE, LoadOptions, ModelCache
+from app.core.presets import get_preset
+from app.core.requests import Limits, build_request
+from app.core.sources import check_hub_size, resolve
+from app.planner.plan import PlanOptions, plan_for_preset, plan_work_tokens
+from app.render.cells import csv_cell, md_cell
+from app.ui.config import UIConfig, parse_args
+from app.ui.exports import prune
+from app.ui.race.api import parameters
+from app.ui.race.controls import CONTROL_NAMES, preset_state
+from app.ui.race.session import Session
+from app.ui.visitors import BUSY, visitor_key
+
+PROMPT = "Repeat: red, green, blue."
+
+
+def _controls(**changes) -> list:
+    state = preset_state("offline-prompt-lookup", PROMPT, 512)
+    values = {"preset": "offline-prompt-lookup", "prompt": PROMPT, "target": state["target"],
+              "assistant": state["assistant"], "chat_template": True, "max_new_tokens": 8, "decoding": "greedy",
+              "temperature": 1.0, "top_p": 1.0, "seed": None, **{k: v["value"] for k, v in state["knobs"].items()}}
+    values.update(changes)
+    return [values[n] for n in CONTROL_NAMES]
+
+
+def _last_status(frames: list, ui) -> str:
+    return next(f[ui.status] for f in reversed(frames) if ui.status in f)
+
+
+# ----- one way in ----------------------------------------------------------------------------------------------------
+def test_the_safe_side_is_the_default():
+    limits = Limits()
+    assert not limits.allow_local and not limits.trust_remote_code and limits.work_tokens is not None
+    with pytest.raises(ArenaError, match="looks like a local path"):
+        resolve("/etc")
+    assert LoadOptions().allow_local is False
+
+
+def test_tune_refuses_a_local_folder_with_the_same_line_as_race(built, tiny, monkeypatch):
+    """The probe's finding: Tune loaded and measured a local folder on a server without --allow-local-models."""
+    monkeypatch.setattr(gr, "Warning", lambda message: None)
+    handlers, ui = built.race.handlers, built.race.ui
+    loads = MODEL_CACHE.load_count
+    lines = {}
+    for name, event in (("race", handlers.race_stream), ("measure", handlers.measure_stream),
+                        ("tune", handlers.tune_stream)):
+        lines[name] = _last_status(list(event(Session(), False, *_controls(target=tiny["llama_target"]))), ui)
+    assert len(set(lines.values())) == 1, lines
+    assert "looks like a local path" in lines["tune"] and "--allow-local-models" in lines["tune"]
+    for folder in ("/etc", os.path.expanduser("~/.ssh"), "/nonexistent"):  # no oracle for which folders exist
+        line = _last_status(list(handlers.tune_stream(Session(), False, *_controls(target=folder))), ui)
+        assert line.replace(folder, "X") == lines["tune"].replace(tiny["llama_target"], "X")
+    assert MODEL_CACHE.load_count == loads
+
+
+def test_the_planner_page_refuses_local_folders_before_loading(built, tiny, monkeypatch):
+    monkeypatch.setattr(gr, "Warning", lambda message: None)
+    frames = list(built.planner.handlers.plan_measure(
+        SimpleNamespace(cancel=threading.Event(), running=False, plan=None), "offline-uad", "/etc", "", "", 8, 24,
+        4096, "bfloat16", "", 720))
+    assert "looks like a local path" in str(frames[-1])
+
+
+def test_the_token_cap_is_checked_where_the_request_is_built():
+    with pytest.raises(ArenaError, match="above this server's cap of 16"):
+        build_request("offline-prompt-lookup", "x", {"max_new_tokens": 17}, limits=Limits(max_new_tokens=16))
+    assert build_request("offline-prompt-lookup", "x", {"max_new_tokens": 16}, limits=Limits(max_new_tokens=16))
+
+
+# ----- budgets -------------------------------------------------------------------------------------------------------
+def test_public_pages_get_the_lower_budgets(monkeypatch):
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    monkeypatch.delenv("SYSTEM", raising=False)
+    local, shared = parse_args([]), parse_args(["--share"])
+    assert not local.is_public and shared.is_public
+    assert shared.limits.work_tokens < local.limits.work_tokens
+    assert shared.bench_seconds is not None and local.bench_seconds is None
+    monkeypatch.setenv("SPACE_ID", "someone/arena")
+    assert parse_args([]).is_public and parse_args(["--no-public"]).is_public is False
+    custom = parse_args(["--work-budget-tokens", "1234", "--bench-minutes", "1", "--max-model-gb", "2", "--queue-size", "3"])
+    assert (custom.limits.work_tokens, custom.bench_seconds, custom.limits.max_model_bytes, custom.queue_size) == (
+        1234, 60, 2_000_000_000, 3)
+    assert local.limits.max_model_bytes and local.memory_budget_bytes() > 0  # a default derived from this machine
+
+
+def test_a_request_over_the_work_budget_is_refused_before_any_load():
+    with pytest.raises(ArenaError, match="this server allows 100 per request"):
+        build_request("offline-prompt-lookup", "x", {"max_new_tokens": 64}, limits=Limits(work_tokens=100))
+    preset = get_preset("offline-prompt-lookup")
+    options = PlanOptions(max_new_tokens=512, limits=Limits(work_tokens=8000))
+    assert plan_work_tokens(preset, 8, options) > 8000  # the probe's 8 prompts x 512 tokens
+    loads = MODEL_CACHE.load_count
+    with pytest.raises(ArenaError, match="planner measurement would generate about"):
+        plan_for_preset(preset, ["a"] * 8, options)
+    assert MODEL_CACHE.load_count == loads
+
+
+def test_the_benchmark_page_counts_its_work_and_stops_at_its_time_limit():
+    preset = get_preset("offline-prompt-lookup")
+    prompts = [SuitePrompt(f"p{i}", "qa", f"prompt {i}") for i in range(3)]
+
+    def slow_race(p, prompt, stop):
+        stop.wait(5)  # a race that runs until Stop
+        return SimpleNamespace(errors={}, stopped=stop.is_set())
+
+    bench = Bench(BenchPlan([preset], prompts, repeats=2, max_new_tokens=10), slow_race, time_limit=0.3)
+    assert bench.work_tokens == 2 * (8 + 8) + 6 * (2 * 10 + 16)  # warm-up race, then 6 sequential races
+    start = time.monotonic()
+    rows = bench.run()
+    assert time.monotonic() - start < 3 and bench.timed_out and bench.stopped and rows == []
+
+
+def test_the_benchmark_tab_refuses_work_over_the_budget(built, monkeypatch):
+    monkeypatch.setattr(gr, "Warning", lambda message: None)
+    handlers = built.bench.handlers
+    handlers.racer_factory = lambda limits: lambda *race: pytest.fail("no race may start")
+    config = handlers.config
+    handlers.config = UIConfig(work_budget_tokens=500)
+    try:
+        frames = list(handlers.run(SimpleNamespace(bench=None, progress=None), ["offline-prompt-lookup"], None,
+                                   ["qa", "rag"], "all", 2, 1, 64))
+    finally:
+        handlers.config = config
+    assert "this server allows 500 per request" in str(frames[-1])
+
+
+def test_hub_model_size_is_checked_from_metadata_before_download(monkeypatch):
+    import huggingface_hub
+
+    sizes = {"big/model": [("model-00001.safetensors", 9e9), ("model-00002.safetensors", 9e9), ("x.bin", 1e12)],
+             "small/model": [("model.safetensors", 2e8), ("config.json", 700)], "old/model": [("pytorch_model.bin", 5e9)]}
+
+    def model_info(self, repo_id, files_metadata=False, timeout=None):
+        if repo_id not in sizes:
+            raise huggingface_hub.errors.RepositoryNotFoundError("nope")
+        return SimpleNamespace(siblings=[SimpleNamespace(rfilename=n, size=s) for n, s in sizes[repo_id]])
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
+    with pytest.raises(ArenaError, match="18.0 GB of weights; this server loads models of at most 10.0 GB"):
+        check_hub_size("big/model", 10_000_000_000)
+    with pytest.raises(ArenaError, match="5.0 GB"):
+        check_hub_size("old/model", 1_000_000_000)
+    check_hub_size("small/model", 1_000_000_000)
+    check_hub_size("big/model", None)
+    with pytest.raises(ArenaError, match="Could not check the size"):
+        check_hub_size("no/such", 10)
+    from app.core import loader
+
+    monkeypatch.setattr(loader, "hub_reachable", lambda: True)
+    with pytest.raises(ArenaError, match="at most 1.0 GB"):  # refused before from_pretrained is reached
+        ModelCache().get_model("big/model", LoadOptions(max_model_bytes=1_000_000_000))
+
+
+# ----- visitors, queue, uploads --------------------------------------------------------------------------------------
+def test_a_visitor_is_the_address_a_proxy_saw():
+    def request(host, forwarded=None):
+        return SimpleNamespace(client=SimpleNamespace(host=host),
+                               headers={"x-forwarded-for": forwarded} if forwarded else {})
+
+    assert visitor_key(request("127.0.0.1")) == "127.0.0.1"
+    assert visitor_key(request("10.0.0.2", "81.2.69.160")) == "81.2.69.160"
+    assert visitor_key(request("10.0.0.2", "1.1.1.1, 81.2.69.160, 10.0.0.9")) == "81.2.69.160"  # rightmost public
+    assert visitor_key(request("127.0.0.1", "garbage")) == "127.0.0.1"
+
+
+def test_one_job_per_visitor_on_a_public_page(monkeypatch):
+    """A second job from the same visitor, while one is running, is refused with one line; another visitor queues."""
+    import httpx
+
+    with page_events.public_page(max_new_tokens_cap=64, queue_size=5) as (url, app):
+        assert app.demo._queue.max_size == 5 and app.demo.max_file_size and app.demo.delete_cache
+        race = next(e for e in page_events.queued_events(app.demo) if e["name"] == "race")
+        names = [p.name for p in parameters()]
+        data = [p["props"].get("value") for p in race["inputs"]]
+        data[names.index("prompt")], data[names.index("max_new_tokens")] = "Count: one, two, three, four,", 48
+        with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
+            first = threading.Thread(target=page_events.send, args=(http, url, race["fn_index"], data, 120))
+            first.start()
+            time.sleep(1.0)  # the first race is queued or running
+            outcome, detail = page_events.send(http, url, race["fn_index"], data, 60)
+            assert outcome == "clean_errors" and BUSY in detail, detail
+            first.join(120)
+        with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
+            assert page_events.send(http, url, race["fn_index"], data, 120)[0] == "results"  # free again
+
+
+def test_exports_are_pruned_by_count_and_age(tmp_path):
+    for i in range(7):
+        (tmp_path / f"f{i}.json").write_text("x")
+        os.utime(tmp_path / f"f{i}.json", (time.time() - 100 + i, time.time() - 100 + i))
+    (tmp_path / "folder").mkdir()
+    os.utime(tmp_path / "folder", (time.time() - 10_000, time.time() - 10_000))
+    assert prune(tmp_path, keep=5, max_age=3600) == 3  # the old folder and the two oldest files
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"f{i}.json" for i in range(2, 7)]
+
+
+# ----- downloads -----------------------------------------------------------------------------------------------------
+def test_download_cells_are_inert():
+    assert md_cell("a|b") == "a\\|b" and "<" not in md_cell("<img src=x onerror=alert(1)>")
+    assert md_cell("[x](javascript:alert(1))").startswith("\\[x\\]") and "\n" not in md_cell("a\nb")
+    for formula in ("=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)"):
+        assert csv_cell(formula) == "'" + formula
+    assert csv_cell(-2.5) == -2.5 and csv_cell("plain") == "plain"
+
+
+def test_package_models_get_one_message_whether_the_package_or_the_file_is_missing():
+    missing_package = str(pytest.raises(ArenaError, resolve, "pypi:no-such-dist/x.gguf").value)
+    missing_file = str(pytest.raises(ArenaError, resolve, "pypi:pip/x.gguf").value)
+    assert missing_package.replace("no-such-dist", "D") == missing_file.replace("pip", "D")
+
+
+# ----- every queued event, fuzzed -------------------------------------------------------------------------------------
+PER_EVENT = 22  # about 25 events: over 500 inputs in all
+
+
+@pytest.mark.slow
+def test_every_queued_event_of_the_page_survives_hostile_input():
+    counts = fuzzing.Counts()
+    with fuzzing.offline_hub(), fuzzing.watching_logs() as logged, fuzzing.raw_json_client(), \
+            page_events.public_page(max_new_tokens_cap=16, work_budget_tokens=300) as (url, app):
+        sent = page_events.fuzz_page(url, app.demo, PER_EVENT, counts, logged)
+    print("\n" + counts.line("page events") + f" over {len(sent)} events")
+    for problem in counts.problems:
+        print("  " + problem)
+    assert len(sent) == len(page_events.queued_events(app.demo)) >= 20 and counts.tried >= 500
+    assert counts.tracebacks == 0 and counts.hangs == 0, counts.problems
+    assert counts.results >= 50 and counts.clean_errors >= 100, counts.line("page events")
