@@ -134,7 +134,7 @@ def test_a_failed_race_has_no_trace(recorded):
     result = RaceResult.from_dict(recorded[0])
     result.errors = {"assisted": "boom"}
     with pytest.raises(ArenaError, match="no trace"):
-        build_trace(None, None, result)
+        build_trace(None, result)
 
 
 # ----- the page ----------------------------------------------------------------------------------------------

@@ -100,22 +100,20 @@ def settings(request: Any, mode: str) -> dict[str, Any]:
             "top_p": p.top_p, "seed": request.seed, "chat_template": p.chat_template, "mode": mode}
 
 
-def build_trace(request: Any, race: Any, result: RaceResult) -> dict[str, Any]:
-    """The trace object of a finished `race` (an app.race.runner.Race) run for `request` (a RaceRequest).
+def build_trace(request: Any, result: RaceResult) -> dict[str, Any]:
+    """The trace object of a finished race's `result`, run for `request` (a RaceRequest).
 
-    Baseline token texts come from the race's own records (decoded in context on the reader thread, the way
-    the assisted texts are); a result with errors has no trace (docs/DESIGN.md §4: an error is never a result).
+    Baseline token texts come from the result (decoded in context on the race's reader thread, the way the
+    assisted texts are); a result with errors has no trace (docs/DESIGN.md §4: an error is never a result).
     """
     if result.errors:
         raise ArenaError("The race failed (" + "; ".join(f"{s}: {m}" for s, m in result.errors.items())
                          + "), so there is no trace to save.")
-    texts = [t.text for t in race.records["baseline"].tokens]
     data = result.to_dict()
-    data["baseline"]["token_texts"] = texts
-    dtype = getattr(getattr(race.setup, "target", None), "dtype", None)
+    data["baseline"]["token_texts"] = list(result.baseline.token_texts)
     return {"format": FORMAT, "version": VERSION,
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "environment": environment(result.device, dtype, race.threads_per_side),
+            "environment": environment(result.device, result.dtype, result.threads),
             "settings": settings(request, result.mode), "prompt": request.prompt, "result": data}
 
 
