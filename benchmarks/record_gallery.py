@@ -49,14 +49,12 @@ FINAL_NOTE = "Recorded with python -m benchmarks.record_gallery --final on a qui
 
 def record(preset: str, prompt: str, max_new_tokens: int, overrides: dict) -> tuple[dict, float]:
     """One sequential race as a trace object, and the seconds it took (loading included)."""
-    from app.race.prepare import prepare
-    from app.race.runner import Race
+    from app.race.lifecycle import run_race
 
     start = time.perf_counter()
     request = build_request(preset, prompt, {"max_new_tokens": max_new_tokens, **overrides}, limits=Limits.operator())
-    race = Race(prepare(request.preset, request.prompt, request.limits), sequential=True, seed=request.seed)
-    result = race.run()
-    return build_trace(request, race, result), time.perf_counter() - start
+    result = run_race(request, sequential=True)
+    return build_trace(request, result), time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> int:

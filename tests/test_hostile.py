@@ -24,7 +24,7 @@ from app.core.sources import MAX_ID_CHARS, resolve, unknown_model
 from app.race.result import AssistedResult, RaceResult, SideResult
 from app.ui.config import UIConfig
 from app.ui.page import build_app
-from app.ui.race import api
+from app.race import lifecycle
 
 from conftest import ROOT
 from fuzzing import free_port, raw_json_client
@@ -66,12 +66,12 @@ def races(monkeypatch):
     """Every Race the API endpoints create during the test."""
     made = []
 
-    class Recorded(api.Race):
+    class Recorded(lifecycle.Race):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             made.append(self)
 
-    monkeypatch.setattr(api, "Race", Recorded)
+    monkeypatch.setattr(lifecycle, "Race", Recorded)
     return made
 
 

@@ -134,7 +134,7 @@ def test_a_failed_race_has_no_trace(recorded):
     result = RaceResult.from_dict(recorded[0])
     result.errors = {"assisted": "boom"}
     with pytest.raises(ArenaError, match="no trace"):
-        build_trace(None, None, result)
+        build_trace(None, result)
 
 
 # ----- the page ----------------------------------------------------------------------------------------------
@@ -325,7 +325,8 @@ def test_save_trace_replaces_a_file_whole(recorded, tmp_path):
 def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
     import torch
 
-    from app.replay.tracefile import cpu_name, environment
+    from app.core.machine import cpu_name
+    from app.replay.tracefile import environment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: f"Test GPU {i}")

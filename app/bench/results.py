@@ -12,11 +12,11 @@ import json
 import os
 import platform
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..core.errors import ArenaError
+from ..core.machine import cpu_name, device_name, library_versions
 from ..render.cells import csv_cell
 from ..core.requests import read_text_file
 from .stats import ROW_KEYS, cells, overall
@@ -27,35 +27,15 @@ MAX_RESULTS_BYTES = 50_000_000
 LIST_COLUMNS = ("acceptance_by_position", "drafted_by_position", "accepted_by_position", "accepted_histogram")
 
 
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def cpu_model() -> str:
-    """The CPU's model name (from /proc/cpuinfo where there is one), else what platform reports."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def environment(dtypes: dict[str, str] | None = None) -> dict[str, Any]:
     """Where the numbers were measured: device and its name, dtype per preset, library versions, CPU, threads, date."""
     import torch
 
     cuda = torch.cuda.is_available()
     dtypes = dict(dtypes or {})
-    return {"device": "cuda" if cuda else "cpu", "device_name": torch.cuda.get_device_name(0) if cuda else cpu_model(),
-            "dtype": ", ".join(sorted(set(dtypes.values()))) or None, "dtypes": dtypes,
-            "torch": torch.__version__, "transformers": _version("transformers"), "gradio": _version("gradio"),
-            "python": platform.python_version(), "platform": platform.platform(terse=True), "cpu": cpu_model(),
+    return {"device": "cuda" if cuda else "cpu", "device_name": device_name("cuda" if cuda else "cpu"),
+            "dtype": ", ".join(sorted(set(dtypes.values()))) or None, "dtypes": dtypes, **library_versions(),
+            "platform": platform.platform(terse=True), "cpu": cpu_name(),
             "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
-from ..core.requests import Limits, apply_overrides
+from ..core.requests import Limits, RaceRequest, apply_overrides
 from ..race.methods import get_method
 from ..core.requests import WARMUP_TOKENS, race_tokens
 from .stats import make_row
@@ -37,15 +37,17 @@ class PresetRacer:
         self.dtypes: dict[str, str] = {}
 
     def __call__(self, preset: Preset, prompt: str, stop: threading.Event) -> Any:
-        from ..core.loader import MODEL_CACHE
-        from ..race.prepare import prepare
-        from ..race.runner import Race
+        from ..race.lifecycle import RaceRun
 
-        setup = prepare(preset, prompt, limits=self.limits, cache=self.cache or MODEL_CACHE, progress=self.load_progress)
-        self.dtypes[preset.id] = str(setup.target.model.dtype).replace("torch.", "")
-        race = Race(setup, sequential=True, seed=self.seed)
-        race.stop_event = stop  # Stop on the bench ends this race after its current forward pass
-        return race.run()
+        # Stop on the bench ends this race after its current forward pass
+        run = RaceRun(RaceRequest(preset, prompt, self.seed, self.limits), sequential=True, stop=stop,
+                      cache=self.cache, progress=self.load_progress)
+        try:
+            setup = run.prepare()
+            self.dtypes[preset.id] = str(setup.target.model.dtype).replace("torch.", "")
+            return run.run()
+        finally:
+            run.close("the benchmark ended early")
 
 
 @dataclass(frozen=True)

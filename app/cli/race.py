@@ -106,8 +106,7 @@ def check_prompt_text(prompt: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..race.prepare import prepare
-    from ..race.runner import Race
+    from ..race.lifecycle import run_race
 
     request, tuning = request_from_args(args), None
     if args.save_trace is not None:
@@ -116,17 +115,13 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.save_trace, "trace")
     if args.tune:
         request, tuning = tuned(request)
-    setup = prepare(request.preset, request.prompt, request.limits, progress=progress_logger)
-    race = Race(setup, sequential=args.sequential, seed=request.seed)
-    try:
-        # a failed side makes the whole race an error: exit 2, one line, nothing on stdout (docs/DESIGN.md §4)
-        result = race.run().raise_if_failed()
-    finally:
-        race.stop()  # no-op after a normal end; Ctrl-C ends both workers after their current forward pass
+    # a failed side makes the whole race an error: exit 2, one line, nothing on stdout (docs/DESIGN.md §4);
+    # Ctrl-C stops both workers after their current forward pass (the lifecycle's finally)
+    result = run_race(request, args.sequential, progress=progress_logger).raise_if_failed()
     if args.save_trace is not None:
         from ..replay.tracefile import build_trace, save_trace
 
-        save_trace(build_trace(request, race, result), args.save_trace)
+        save_trace(build_trace(request, result), args.save_trace)
     if args.json:
         out = result.to_dict() | ({"tuned": tuning} if tuning else {})
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")

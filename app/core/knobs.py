@@ -203,8 +203,9 @@ KNOB_LIST = (
 KNOB_TABLE: dict[str, Knob] = {k.name: k for k in KNOB_LIST}
 #: The method knobs, each a GenerationConfig argument name, in display order.
 KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.method_knob)
-#: Knobs transformers reads from the drafting model's generation_config.
-DRAFTER_CONFIG_KNOBS: frozenset[str] = frozenset(k.name for k in KNOB_LIST if k.drafter_config)
+#: The knobs transformers reads from the drafting model's generation config, in the table's order: the
+#: draft-length knobs every method that drafts with a model takes.
+DRAFTER_CONFIG_KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.drafter_config)
 
 
 def knob(name: str) -> Knob:

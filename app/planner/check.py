@@ -7,8 +7,7 @@ from typing import Any, Callable, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
-from ..core.requests import Limits
-from ..race.prepare import prepare
+from ..core.requests import Limits, RaceRequest
 from .measure import ObservedAlpha, observed_alpha
 
 #: transformers' dynamic draft length for a drafter (its default): stop below confidence 0.4, at most 20.
@@ -71,14 +70,14 @@ def modelled_speedup(rounds: Sequence[Any], c: float) -> float | None:
 def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], c: float, limits: Limits,
                  progress: Progress | None = None) -> CheckRun:
     """Sequential races of `preset` with `knobs` on every prompt (see :class:`CheckRun`)."""
-    from ..race.runner import Race
+    from ..race.lifecycle import run_race
 
     p = preset.with_overrides(knobs)
     runs = []
     for i, prompt in enumerate(prompts):
         if progress:
             progress(f"Racing {knobs or 'preset setting'} on prompt {i + 1}/{len(prompts)}")
-        result = Race(prepare(p, prompt, limits, progress=progress), sequential=True).run()
+        result = run_race(RaceRequest(p, prompt, None, limits), sequential=True, progress=progress)
         if result.errors:
             raise ArenaError("; ".join(f"{side}: {msg}" for side, msg in result.errors.items()))
         runs.append(result)

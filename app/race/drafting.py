@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from ..core.knobs import COST_AWARE
 from .costs import VerifyCost, verify_cost
+from .methods import get_method
 
 log = logging.getLogger(__name__)
 #: Exponential forgetting of old rounds (per observation of the same state).
@@ -191,7 +192,7 @@ class CostAwarePolicy:
 def _draft_share_prior(setup: Any) -> float:
     """A first guess of drafting seconds per token, as a share of a target step, before any round is seen."""
     preset = setup.preset
-    if preset.method == "layerskip":
+    if get_method(preset.method).self_drafting:
         layers = setup.target.model.config.get_text_config().num_hidden_layers
         return preset.assistant_early_exit / max(layers, 1)
     if setup.assistant is not None and setup.target.n_params:
@@ -215,7 +216,7 @@ def policy_factory(setup: Any, cost: VerifyCost | None) -> Callable[[], CostAwar
     """A factory of fresh cost-aware policies (one per generate() call) starting from `cost`; None without one."""
     if cost is None:
         return None
-    lookup = setup.preset.method == "prompt-lookup"
+    lookup = get_method(setup.preset.method).drafts_from_prompt
     prior = 0.0 if lookup else _draft_share_prior(setup) * cost.step_seconds
     max_draft = setup.args.max_draft
     return lambda: CostAwarePolicy(max_draft, cost.step_seconds, cost.slope, prior, drafts_first=lookup)

@@ -16,9 +16,6 @@ from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE, DRAFTER_CONFIG_KNOBS
 from ..core.presets import Preset
 
-#: The draft-length knobs of the methods that draft with a model.
-DRAFT_KNOBS = ("num_assistant_tokens", "num_assistant_tokens_schedule", "assistant_confidence_threshold")
-
 
 @dataclass
 class GenerateArgs:
@@ -61,6 +58,12 @@ class Method:
     needs_assistant: ClassVar[bool] = False
     knobs: ClassVar[tuple[str, ...]] = ()
     required_knobs: ClassVar[tuple[str, ...]] = ()
+    #: The target drafts with its own first layers (its draft cost is a share of its layers).
+    self_drafting: ClassVar[bool] = False
+    #: Drafts by copying from the prompt: no model drafts, so drafting is nearly free.
+    drafts_from_prompt: ClassVar[bool] = False
+    #: How much slower than a small same-family pair a race of this method runs on a GPU (the ZeroGPU estimate).
+    gpu_time_factor: ClassVar[float] = 1.0
 
     def check_preset(self, preset: Preset) -> None:
         """Checks that need no model: assistant presence, knobs that belong to the method."""
@@ -130,7 +133,7 @@ class Drafter(SameVocabularyDrafter):
     title = "Separate drafter"
     summary = "A small model of the same family drafts k tokens; the target verifies them in one pass."
     needs_assistant = True
-    knobs = DRAFT_KNOBS
+    knobs = DRAFTER_CONFIG_KNOBS
 
 
 class Ensemble(SameVocabularyDrafter):
@@ -139,12 +142,13 @@ class Ensemble(SameVocabularyDrafter):
     summary = "Verifies against a blend of target and drafter probabilities: faster, but lossy by design."
     lossless = False
     needs_assistant = True
-    knobs = DRAFT_KNOBS + ("assistant_ensemble_weight",)
+    knobs = DRAFTER_CONFIG_KNOBS + ("assistant_ensemble_weight",)
     required_knobs = ("assistant_ensemble_weight",)
 
 
 class PromptLookup(Method):
     id = "prompt-lookup"
+    drafts_from_prompt = True
     title = "Prompt lookup"
     summary = "Drafts by copying the continuation of a matching n-gram from the prompt: no second model."
     knobs = ("prompt_lookup_num_tokens", "max_matching_ngram_size", "num_assistant_tokens_schedule")
@@ -163,9 +167,10 @@ class PromptLookup(Method):
 
 class LayerSkip(Method):
     id = "layerskip"
+    self_drafting = True
     title = "LayerSkip early exit"
     summary = "The target drafts with its own first layers, then verifies with all of them."
-    knobs = DRAFT_KNOBS + ("assistant_early_exit",)
+    knobs = DRAFTER_CONFIG_KNOBS + ("assistant_early_exit",)
     required_knobs = ("assistant_early_exit",)
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
@@ -185,6 +190,7 @@ class LayerSkip(Method):
 
 class GlmMtp(Method):
     id = "glm-mtp"
+    gpu_time_factor = 6.0  # GLM-4.5-Air at 4-bit is a 106B MoE
     title = "GLM multi-token prediction"
     summary = "GLM's built-in MTP layers draft the next tokens from the target's last hidden state."
 
@@ -212,6 +218,7 @@ class GlmMtp(Method):
 
 class GemmaDrafter(Method):
     id = "gemma-drafter"
+    gpu_time_factor = 1.5  # Gemma 4 E4B is billions of parameters
     title = "Gemma 4 drafter"
     summary = "A Gemma 4 assistant drafts from the target's shared KV states and hidden state."
     needs_assistant = True
@@ -232,10 +239,11 @@ class GemmaDrafter(Method):
 
 class UniversalAssisted(Method):
     id = "uad"
+    gpu_time_factor = 2.0  # re-tokenizes every round
     title = "Universal assisted decoding"
     summary = "A drafter with a different tokenizer: drafts are re-tokenized into the target's vocabulary."
     needs_assistant = True
-    knobs = DRAFT_KNOBS
+    knobs = DRAFTER_CONFIG_KNOBS
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if _text_config(target).vocab_size == _text_config(assistant).vocab_size:

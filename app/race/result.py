@@ -79,13 +79,15 @@ class Round:
 @dataclass
 class SideResult:
     """One side of a race. seconds: wall time of generate(); ttft_seconds: time to the first new token;
-    token_times: seconds from the start of generate() to each token (tokens of one round share a time)."""
+    token_times: seconds from the start of generate() to each token (tokens of one round share a time);
+    token_texts: each token's text decoded in context (for a trace; not part of the JSON contract)."""
 
     text: str = ""
     token_ids: list[int] = field(default_factory=list)
     seconds: float = 0.0
     ttft_seconds: float | None = None
     token_times: list[float] = field(default_factory=list)
+    token_texts: list[str] = field(default_factory=list, compare=False)
 
     @property
     def new_tokens(self) -> int:
@@ -139,7 +141,8 @@ class AssistedResult(SideResult):
 @dataclass
 class RaceResult:
     """A finished (or stopped, or failed) race. errors: side -> one-line message; knobs: the method knobs it ran
-    with; threads: torch CPU threads per side (None on a GPU); why: its explanation (app.race.why.Why)."""
+    with; threads: torch CPU threads per side (None on a GPU); why: its explanation (app.race.why.Why); dtype: the
+    target's weight dtype (for a trace's environment; not part of the JSON contract)."""
 
     preset: str
     method: str
@@ -155,6 +158,7 @@ class RaceResult:
     knobs: dict[str, Any] = field(default_factory=dict)
     threads: int | None = None
     why: Any = None
+    dtype: str | None = None
 
     @property
     def speedup(self) -> float:

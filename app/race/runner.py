@@ -62,17 +62,44 @@ class SideRecord:
     stopped: bool = False
 
 
+@dataclass(frozen=True)
+class SideSnapshot:
+    """One side as a follower sees it: tokens and rounds so far, time to first token, final seconds (once done),
+    its error, whether it ended (and was stopped), whether its generate() has begun and the seconds since then."""
+
+    tokens: tuple[Token, ...] = ()
+    rounds: tuple[Round, ...] = ()
+    ttft: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+    done: bool = False
+    stopped: bool = False
+    started: bool = False
+    elapsed: float | None = None
+
+
+@dataclass(frozen=True)
+class RaceSnapshot:
+    """Both sides of a race at one moment (:meth:`Race.snapshot`)."""
+
+    sequential: bool
+    sides: dict[str, SideSnapshot]
+
+
 class Race:
     """One race between plain and assisted generation of `setup`.
 
     sequential: warm up, then time baseline and assisted one after the other.
     seed: torch seed set before each side when sampling (concurrent sampling shares the global
     generator between threads, so only sequential sampling runs are reproducible).
-    On a CPU each side of a concurrent race runs on its share of the cores (see costs.side_threads),
-    sequential runs on all of them. A cost-aware schedule gets a fresh policy per generate() call.
+    stop: the event that ends both sides after their current forward pass (a caller's, such as the benchmark's
+    Stop; else the race's own). On a CPU each side of a concurrent race runs on its share of the cores (see
+    costs.side_threads), sequential runs on all of them. A cost-aware schedule gets a fresh policy per generate() call.
+    Followers read :meth:`snapshot`, never the records the reader thread appends to.
     """
 
-    def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None):
+    def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None,
+                 stop: threading.Event | None = None):
         self.setup = setup
         self.sequential = sequential
         self.seed = seed
@@ -80,7 +107,7 @@ class Race:
         self._policies = None
         self.policy = None
         self.verify_cost = None
-        self.stop_event = threading.Event()
+        self.stop_event = stop if stop is not None else threading.Event()
         self.events_queue: queue.Queue[Event] = queue.Queue()
         self.threads: list[threading.Thread] = []
         self.streamers: dict[str, TraceStreamer] = {}
@@ -186,6 +213,23 @@ class Race:
         """Whether `side`'s worker has begun (its streamer exists)."""
         return side in self.streamers
 
+    @property
+    def done(self) -> bool:
+        """Whether the reader has seen both sides end."""
+        return all(r.done for r in self.records.values())
+
+    def alive(self) -> bool:
+        """Whether a worker thread is still running."""
+        return any(t.is_alive() for t in self.threads)
+
+    def snapshot(self) -> "RaceSnapshot":
+        """What the race has produced so far, copied (safe to read while the reader thread appends)."""
+        sides = {}
+        for side, rec in self.records.items():
+            sides[side] = SideSnapshot(tuple(rec.tokens), tuple(rec.rounds), rec.ttft, rec.seconds, rec.error, rec.done,
+                                       rec.stopped, self.side_started(side), self.elapsed(side))
+        return RaceSnapshot(self.sequential, sides)
+
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the workers; True when all have ended."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -262,7 +306,8 @@ class Race:
     def _side(self, side: str) -> dict[str, Any]:
         rec = self.records[side]
         return {"text": self._detok[side].text(rec.token_ids), "token_ids": list(rec.token_ids),
-                "seconds": rec.seconds, "ttft_seconds": rec.ttft, "token_times": list(rec.token_times)}
+                "seconds": rec.seconds, "ttft_seconds": rec.ttft, "token_times": list(rec.token_times),
+                "token_texts": [t.text for t in rec.tokens]}
 
     def _assisted(self) -> AssistedResult:
         rec, args = self.records["assisted"], self.setup.args
@@ -279,6 +324,7 @@ class Race:
             mode="sequential" if self.sequential else "concurrent", do_sample=p.do_sample, device=self.setup.device,
             baseline=SideResult(**self._side("baseline")), assisted=self._assisted(),
             errors={s: r.error for s, r in self.records.items() if r.error},
-            stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side)
+            stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side,
+            dtype=getattr(getattr(self.setup, "target", None), "dtype", None))
         result.why = explain(result, result.knobs, self.verify_cost)
         return result

@@ -127,7 +127,7 @@ def _advice(result: Any, why: Why) -> str:
         return "Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup."
     lower = f" or {why.best_constant_gamma} draft tokens" if why.best_constant_gamma and why.gamma and \
         why.best_constant_gamma < why.gamma else ""
-    if result.method == "prompt-lookup":
+    if result.method in METHODS and METHODS[result.method].drafts_from_prompt:
         tip = ("This answer does not copy the prompt: prompt lookup pays on answers that reuse the prompt's words "
                "(a code edit, a typo fix, a quoting summary)" + lower.replace(" draft", " lookup") + ".")
     else:

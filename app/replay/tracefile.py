@@ -14,15 +14,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..core.machine import device_name, library_versions
 from ..race.result import RaceResult
 
 FORMAT = "assisted-decoding-arena trace"
@@ -55,41 +54,10 @@ class Trace:
 
 
 # ----- building --------------------------------------------------------------------------------------------
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def cpu_name() -> str:
-    """The CPU model ("AMD EPYC 7763 64-Core Processor"), from /proc/cpuinfo on Linux, else the platform."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
-
-
-def device_name(device: str) -> str:
-    """The GPU's name for a CUDA device, else the CPU model."""
-    if str(device).startswith("cuda"):
-        import torch
-
-        if torch.cuda.is_available():
-            index = int(str(device).split(":", 1)[1]) if ":" in str(device) else 0
-            return torch.cuda.get_device_name(index)
-    return cpu_name()
-
-
 def environment(device: str, dtype: str | None, threads_per_side: int | None) -> dict[str, Any]:
     """Where a race ran: device, its name, dtype, library versions, torch threads per side (None on a GPU), cores."""
-    return {"device": str(device), "device_name": device_name(device), "dtype": dtype, "torch": _version("torch"),
-            "transformers": _version("transformers"), "gradio": _version("gradio"),
-            "python": platform.python_version(), "threads_per_side": threads_per_side, "cores": os.cpu_count()}
+    return {"device": str(device), "device_name": device_name(device), "dtype": dtype, **library_versions(),
+            "threads_per_side": threads_per_side, "cores": os.cpu_count()}
 
 
 def settings(request: Any, mode: str) -> dict[str, Any]:
@@ -100,22 +68,20 @@ def settings(request: Any, mode: str) -> dict[str, Any]:
             "top_p": p.top_p, "seed": request.seed, "chat_template": p.chat_template, "mode": mode}
 
 
-def build_trace(request: Any, race: Any, result: RaceResult) -> dict[str, Any]:
-    """The trace object of a finished `race` (an app.race.runner.Race) run for `request` (a RaceRequest).
+def build_trace(request: Any, result: RaceResult) -> dict[str, Any]:
+    """The trace object of a finished race's `result`, run for `request` (a RaceRequest).
 
-    Baseline token texts come from the race's own records (decoded in context on the reader thread, the way
-    the assisted texts are); a result with errors has no trace (docs/DESIGN.md §4: an error is never a result).
+    Baseline token texts come from the result (decoded in context on the race's reader thread, the way the
+    assisted texts are); a result with errors has no trace (docs/DESIGN.md §4: an error is never a result).
     """
     if result.errors:
         raise ArenaError("The race failed (" + "; ".join(f"{s}: {m}" for s, m in result.errors.items())
                          + "), so there is no trace to save.")
-    texts = [t.text for t in race.records["baseline"].tokens]
     data = result.to_dict()
-    data["baseline"]["token_texts"] = texts
-    dtype = getattr(getattr(race.setup, "target", None), "dtype", None)
+    data["baseline"]["token_texts"] = list(result.baseline.token_texts)
     return {"format": FORMAT, "version": VERSION,
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "environment": environment(result.device, dtype, race.threads_per_side),
+            "environment": environment(result.device, result.dtype, result.threads),
             "settings": settings(request, result.mode), "prompt": request.prompt, "result": data}
 
 

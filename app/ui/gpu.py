@@ -37,8 +37,6 @@ LOAD_SECONDS = 60
 #: Seconds per generated token and side: generate() at batch 1 on a ZeroGPU slice, small models (an estimate
 #: with headroom; the real figure comes from gpu_check.sh on a lent GPU).
 TOKEN_SECONDS = 0.05
-#: Slower methods: GLM-4.5-Air at 4-bit is a 106B MoE; UAD re-tokenizes every round; Gemma 4 E4B is billions.
-METHOD_FACTOR = {"glm-mtp": 6.0, "uad": 2.0, "gemma-drafter": 1.5}
 #: Requests are clamped to this window; a free account's daily ZeroGPU quota is 3.5 minutes (hub-docs, as above).
 MIN_SECONDS, MAX_SECONDS = 30, 300
 
@@ -58,19 +56,26 @@ def _clamp(seconds: float) -> int:
     return int(min(MAX_SECONDS, max(MIN_SECONDS, round(seconds))))
 
 
+def _method_factor(method: str) -> float:
+    """The method's slowdown on a GPU (app.race.methods: Method.gpu_time_factor); 1 for an unknown id."""
+    from ..race.methods import METHODS
+
+    return METHODS[method].gpu_time_factor if method in METHODS else 1.0
+
+
 def race_seconds(method: str, max_new_tokens: int, sequential: bool) -> int:
     """GPU seconds one race asks for: a cold load plus both sides' tokens (and the warm-up when sequential)."""
     from ..core.requests import race_tokens
 
     tokens = race_tokens(max_new_tokens, sequential)
-    return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * METHOD_FACTOR.get(method, 1.0))
+    return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * _method_factor(method))
 
 
 def plan_seconds(method: str, max_new_tokens: int, prompts: int, repeats: int = 5, steps: int = 8) -> int:
     """GPU seconds one planner measurement asks for: per prompt the target's text, an observed run and two
     sequential check races (about six passes of max_new_tokens), plus the step timing of c."""
     tokens = prompts * 6 * max_new_tokens + 2 * repeats * (steps + 2)
-    return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * METHOD_FACTOR.get(method, 1.0))
+    return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * _method_factor(method))
 
 
 def _preset_numbers(preset_id: Any, max_new_tokens: Any) -> tuple[str, int]:

@@ -1,7 +1,7 @@
 """Named API endpoints ``/race`` and ``/measure`` for gradio_client (the docs/DESIGN.md §4 result).
 
 Each returns the same dict as ``python -m app race --json`` through the same engine path
-(``prepare`` then ``Race(...).run()``). The parameters are generated from the knob table, so the
+(:class:`app.race.lifecycle.RaceRun`). The parameters are generated from the knob table, so the
 API takes exactly the knobs (and bounds) the CLI and the page take; a parameter left as None keeps
 the preset's value, like an absent CLI flag. A failed side makes the whole call an error (docs/DESIGN.md §4).
 
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import threading
-import time
 from typing import Any, Callable, Iterator, Optional
 
 import gradio as gr
@@ -24,8 +22,7 @@ import gradio as gr
 from ...core.errors import ArenaError
 from ...core.knobs import KNOB_TABLE, KNOBS, REQUEST
 from ...core.requests import build_request
-from ...race.prepare import prepare
-from ...race.runner import Race
+from ...race.lifecycle import RaceRun
 from ..config import DEFAULT_PRESET, UIConfig
 from ..keepalive import in_background
 
@@ -51,33 +48,19 @@ def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> It
     ArenaError (a bad input, or a side that failed) becomes a clean gr.Error for the client. Closing the
     generator early (GeneratorExit: a cancelled job or a lost client) stops the race in ``finally``.
     """
-    race = None
+    run = None
     try:
         changes = {k: v for k, v in values.items() if v is not None and k not in ("preset", "prompt", "seed")}
         request = build_request(values["preset"], values["prompt"], changes, values["seed"], REQUEST, config.limits)
-        setup = yield from in_background(
-            lambda: prepare(request.preset, request.prompt, request.limits, progress=lambda m: log.info("%s", m)),
-            "api-prepare")
-        race = Race(setup, sequential=sequential, seed=request.seed)
-        result = yield from in_background(race.run, "api-race")
+        run = RaceRun(request, sequential, progress=lambda m: log.info("%s", m), reap_seconds=60, label="API race")
+        yield from in_background(run.prepare, "api-prepare")
+        result = yield from in_background(run.run, "api-race")
         yield result.raise_if_failed().to_dict()
     except ArenaError as exc:
         raise gr.Error(str(exc), print_exception=False) from None
     finally:
-        if race is not None and not all(r.done for r in race.records.values()):
-            race.stop()  # cancelled or disconnected: both workers end after their current forward pass
-            _reap(race)
-
-
-def _reap(race: Race) -> None:
-    """Log when a stopped race's workers have ended (waits in a thread: ``finally`` runs on gradio's event loop)."""
-    def wait() -> None:
-        start = time.perf_counter()
-        ended = race.join(60)
-        log.info("API race stopped (job cancelled or client gone): workers %s after %.2f s",
-                 "ended" if ended else "STILL RUNNING", time.perf_counter() - start)
-
-    threading.Thread(target=wait, name="api-reaper", daemon=True).start()
+        if run is not None:  # cancelled or disconnected: both workers end after their current forward pass
+            run.close("job cancelled or client gone")
 
 
 def make_endpoint(config: UIConfig, sequential: bool) -> Callable[..., Iterator[dict | None]]:

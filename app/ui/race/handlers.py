@@ -2,18 +2,16 @@
 
 Each returns or yields ``{component: value}`` for the components it changes. The streaming events
 (:meth:`RaceHandlers.race_stream` / :meth:`RaceHandlers.measure_stream`) drive the same engine
-path as the CLI, ``prepare(...)`` then ``Race(...).events()``, each in a worker thread through
-:func:`app.ui.streaming.run_streaming`, rendering both panes every :data:`TICK` seconds. Their
-``finally`` stops the race whenever the generator ends early: gradio closes it when the browser
-tab goes away, and GeneratorExit lands in that ``finally``.
+lifecycle as the CLI, :class:`app.race.lifecycle.RaceRun` (prepare, then run, each in a worker thread
+through :func:`app.ui.streaming.run_streaming`), rendering both panes from the race's snapshot every
+:data:`TICK` seconds. Their ``finally`` closes the run (stop and reap) whenever the generator ends early:
+gradio closes it when the browser tab goes away, and GeneratorExit lands in that ``finally``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import threading
-import time
 from typing import Any, Iterator
 
 import gradio as gr
@@ -21,9 +19,10 @@ import gradio as gr
 from ...core.errors import ArenaError
 from ...core.requests import RaceRequest, check_preset_id
 from ...race.methods import get_method
-from ...race.prepare import RaceSetup, prepare
+from ...race.lifecycle import RaceRun
+from ...race.prepare import RaceSetup
 from ...race.result import RaceResult
-from ...race.runner import Race
+from ...race.runner import RaceSnapshot, SideSnapshot
 from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
 from ..streaming import run_streaming
@@ -68,55 +67,48 @@ def subtitles(request: RaceRequest) -> tuple[str, str]:
 
 
 class Live:
-    """What the panes show while a race streams.
+    """What the panes show while a race streams, drawn from the snapshot the race publishes.
 
     The rate ticks with the clock: tokens so far over the seconds since that side's generate()
     started (the final figure once it is done), so it moves on every frame, not only on tokens.
     """
 
-    def __init__(self, race: Race, request: RaceRequest, session: Session):
-        self.race, self.request, self.session = race, request, session
-        self.titles = subtitles(request)
+    def __init__(self, run: RaceRun, session: Session):
+        self.run, self.request, self.session = run, run.request, session
+        self.titles = subtitles(run.request)
 
-    def _phase(self, side: str) -> str:
-        rec, race = self.race.records[side], self.race
-        if rec.done:
-            return "error" if rec.error else "stopped" if rec.stopped else "done"
-        if race.side_started(side) or not race.sequential:
+    @staticmethod
+    def _phase(side: SideSnapshot, sequential: bool, baseline_started: bool) -> str:
+        if side.done:
+            return "error" if side.error else "stopped" if side.stopped else "done"
+        if side.started or not sequential:
             return "running"
-        return "waiting" if race.side_started("baseline") else "warmup"
+        return "waiting" if baseline_started else "warmup"
 
-    def _rate(self, side: str, n: int) -> float | None:
-        elapsed = self.race.elapsed(side)
+    @staticmethod
+    def _rate(side: SideSnapshot) -> float | None:
+        n, elapsed = len(side.tokens), side.elapsed
         if elapsed is None or n == 0 or elapsed <= 0:
             return None
         return n / max(elapsed, 1e-6)
 
-    def view(self, side: str, diverge_at: int | None = None) -> PaneView:
-        rec = self.race.records[side]
-        tokens, rounds = list(rec.tokens), list(rec.rounds)  # snapshots: the reader thread appends meanwhile
-        phase = self._phase(side)
-        message = rec.error or {"warmup": "Warming up both runs (not timed)\u2026",
-                                "waiting": "Waits for the baseline: a fair measurement runs one side at a time."
-                                }.get(phase, "")
-        return PaneView(side=side, title="Baseline" if side == "baseline" else "Assisted",
-                        subtitle=self.titles[side == "assisted"], tokens=tokens, rounds=rounds, phase=phase,
-                        tokens_per_second=self._rate(side, len(tokens)), seconds=rec.seconds if rec.done else None,
-                        ttft=rec.ttft, message=message, show_rejected=self.session.show_rejected,
+    def view(self, name: str, snap: RaceSnapshot | None, diverge_at: int | None = None) -> PaneView:
+        sequential = self.run.sequential
+        side = snap.sides[name] if snap is not None else SideSnapshot()
+        baseline_started = snap is not None and snap.sides["baseline"].started
+        phase = self._phase(side, sequential, baseline_started)
+        message = side.error or {"warmup": "Warming up both runs (not timed)\u2026",
+                                 "waiting": "Waits for the baseline: a fair measurement runs one side at a time."
+                                 }.get(phase, "")
+        return PaneView(side=name, title="Baseline" if name == "baseline" else "Assisted",
+                        subtitle=self.titles[name == "assisted"], tokens=list(side.tokens), rounds=list(side.rounds),
+                        phase=phase, tokens_per_second=self._rate(side), seconds=side.seconds if side.done else None,
+                        ttft=side.ttft, message=message, show_rejected=self.session.show_rejected,
                         diverge_at=diverge_at, max_new_tokens=self.request.preset.max_new_tokens)
 
     def views(self, diverge_at: int | None = None) -> tuple[PaneView, PaneView]:
-        return self.view("baseline", diverge_at), self.view("assisted", diverge_at)
-
-
-def _join_in_background(race: Race, why: str) -> None:
-    def wait() -> None:
-        start = time.perf_counter()
-        ended = race.join(30)
-        log.info("race stopped (%s): workers %s after %.2f s", why, "ended" if ended else "STILL RUNNING",
-                 time.perf_counter() - start)
-
-    threading.Thread(target=wait, name="race-reaper", daemon=True).start()
+        snap = self.run.snapshot()  # one moment for both panes
+        return self.view("baseline", snap, diverge_at), self.view("assisted", snap, diverge_at)
 
 
 class _TuneStopped(Exception):
@@ -152,9 +144,10 @@ class RaceHandlers:
         """Measure fairly: warm-up, then baseline and assisted one after the other."""
         yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=True)
 
-    def _prepare(self, session: Session, request: RaceRequest, views: tuple[PaneView, PaneView]) -> Iterator:
+    def _prepare(self, session: Session, run: RaceRun, views: tuple[PaneView, PaneView]) -> Iterator:
         """Load models in a worker thread, yielding progress frames; returns the RaceSetup."""
         messages: list[str] = []
+        run.progress = messages.append
 
         def frame(elapsed: float) -> dict:
             msg = messages[-1] if messages else "Preparing models and prompt"
@@ -162,37 +155,35 @@ class RaceHandlers:
                 v.message = f"{msg}\u2026 ({elapsed:.0f} s)"
             return self.panes(session, views, status_html(f"{msg}\u2026", "info"))
 
-        setup = yield from run_streaming(
-            lambda: prepare(request.preset, request.prompt, request.limits, progress=messages.append),
-            frame, 0.25, "race-prepare")
+        setup = yield from run_streaming(run.prepare, frame, 0.25, "race-prepare")
         for v in views:
             v.message = ""
         return setup
 
-    def _run(self, session: Session, request: RaceRequest, setup: RaceSetup, sequential: bool) -> Iterator:
+    def _run(self, session: Session, run: RaceRun, setup: RaceSetup) -> Iterator:
         """Race in a worker thread (the engine's reader), rendering the panes every TICK; returns the result."""
-        race = session.race = Race(setup, sequential=sequential, seed=request.seed)
-        live = Live(race, request, session)
-        note = ("Measuring fairly: warm-up, then baseline, then assisted." if sequential else
+        live = Live(run, session)
+        note = ("Measuring fairly: warm-up, then baseline, then assisted." if run.sequential else
                 "Racing: both runs at once" + (" on shared CPU cores (a show, not a measurement)."
                                               if not str(setup.device).startswith("cuda") else "."))
         yield {**self.panes(session, live.views(), status_html(note)), **self.hardware(session)}
-        result = yield from run_streaming(lambda: race.run(), lambda _: self.panes(session, live.views(), status_html(note)),
+        result = yield from run_streaming(run.run, lambda _: self.panes(session, live.views(), status_html(note)),
                                           TICK, "race-reader")
         return live, result
 
     def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[dict]:
         session.begin()
-        session.active, session.show_rejected, session.race = True, show_rejected, None
+        session.active, session.show_rejected, session.run = True, show_rejected, None
         session.views = (PaneView("baseline", "Baseline", phase="loading"), PaneView("assisted", "Assisted", phase="loading"))
         views = session.views
         try:
             request = request_from_controls(values, self.config.limits)
+            run = session.run = RaceRun(request, sequential)
             session.lossless = get_method(request.preset.method).lossless
             for v, sub in zip(views, subtitles(request)):
                 v.subtitle = sub
             yield {**self.panes(session, views, status_html("Preparing\u2026")), **self.buttons(True)}
-            setup = yield from self._prepare(session, request, views)
+            setup = yield from self._prepare(session, run, views)
             session.facts = machine_facts(setup)
             if session.cancel.is_set():
                 for v in views:
@@ -200,7 +191,7 @@ class RaceHandlers:
                 yield {**self.panes(session, views, status_html("Stopped before the race started.")),
                        **self.hardware(session), **self.buttons(False)}
                 return
-            live, result = yield from self._run(session, request, setup, sequential)
+            live, result = yield from self._run(session, run, setup)
             yield self._finish(session, request, live, result)
         except ArenaError as exc:
             gr.Warning(str(exc))
@@ -211,10 +202,8 @@ class RaceHandlers:
         finally:
             session.active = False
             session.cancel.set()
-            race = session.race
-            if race is not None and not all(r.done for r in race.records.values()):
-                race.stop()  # the tab went away (GeneratorExit) or the run failed: end both workers
-                _join_in_background(race, "client left or run ended early")
+            if session.run is not None:  # the tab went away (GeneratorExit) or the run failed: end both workers
+                session.run.close("client left or run ended early")
 
     def _finish(self, session: Session, request: RaceRequest, live: Live, result: RaceResult) -> dict:
         session.remember(result.mode, request.signature, result)
@@ -233,7 +222,7 @@ class RaceHandlers:
                                  "loss" if kind == "loss" else "ok")
         return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
                 self.ui.stats: stats, self.ui.why: why_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds),
-                **self.ui.downloads.ready(request, live.race, result)}
+                **self.ui.downloads.ready(request, result)}
 
     def _failed(self, session: Session, message: str) -> dict:
         """The last views shown, marked as failed, with the message where a pane has no tokens."""

@@ -21,7 +21,7 @@ class Session:
     """
 
     def __init__(self) -> None:
-        self.race = None
+        self.run = None  # the app.race.lifecycle.RaceRun of the latest race or measurement
         self.active = False  # a race/measure event of this session is in progress (loading or running)
         self.cancel = threading.Event()
         self.show_rejected = False
@@ -30,6 +30,11 @@ class Session:
         self.lossless = True
         self.views: tuple[PaneView, PaneView] | None = None
         self.facts: dict | None = None
+
+    @property
+    def race(self) -> Any:
+        """The running (or last) app.race.runner.Race; None before one starts."""
+        return None if self.run is None else self.run.race
 
     def __deepcopy__(self, memo: dict) -> "Session":
         return Session()
@@ -41,15 +46,14 @@ class Session:
     def stop(self, timeout: float = 10.0) -> bool:
         """Stop the running race (if any) and wait for its threads; True when they ended."""
         self.cancel.set()
-        race = self.race
-        if race is None:
+        run = self.run
+        if run is None or run.race is None:
             return True
-        race.stop()
-        return race.join(timeout)
+        run.stop()
+        return run.join(timeout)
 
     def running(self) -> bool:
-        race = self.race
-        return race is not None and any(t.is_alive() for t in race.threads)
+        return self.run is not None and self.run.running()
 
     def remember(self, mode: str, signature: Any, result: RaceResult) -> None:
         """Keep `result` as the latest and as the last of its mode."""

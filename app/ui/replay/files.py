@@ -21,10 +21,10 @@ from ..config import UIConfig
 from ..exports import unique_stem
 
 log = logging.getLogger("app.ui")
-def write_race_files(request: Any, race: Any, result: Any) -> tuple[str, str]:
+def write_race_files(request: Any, result: Any) -> tuple[str, str]:
     """Save a finished race's trace (JSON) and replay page (HTML); returns the two paths."""
     stem = unique_stem("replays", f"race-{result.preset}")
-    trace = build_trace(request, race, result)
+    trace = build_trace(request, result)
     json_path = save_trace(trace, stem.with_suffix(".json"))
     write_replay_page(parse_trace(trace, json_path.name), stem.with_suffix(".html"))
     return str(json_path), str(stem.with_suffix(".html"))
@@ -70,12 +70,12 @@ class RaceDownloads:
         """Nothing to download (a race is running, or it failed)."""
         return {self.trace: gr.update(value=None, interactive=False), self.page: gr.update(value=None, interactive=False)}
 
-    def ready(self, request: Any, race: Any, result: Any) -> dict:
+    def ready(self, request: Any, result: Any) -> dict:
         """Write the files of a finished race and offer them; a failed race offers nothing (docs/DESIGN.md §4)."""
         if result.errors:
             return self.cleared()
         try:
-            trace, page = write_race_files(request, race, result)
+            trace, page = write_race_files(request, result)
         except ArenaError as exc:
             gr.Warning(f"The race finished, but its files could not be written: {exc}")
             return self.cleared()
