@@ -1,20 +1,15 @@
 """Every queued event of the page, fuzzed the way a visitor with the share link can send them: raw HTTP to gradio's
 queue (``/gradio_api/queue/join`` with an ``fn_index``, then the event stream), not only the named API.
 
-The events come from gradio's own config of the built page (``demo.get_config_file()["dependencies"]``), so an
-event added later is fuzzed without anyone listing it. Each input component gets a value drawn per its type: the
-component's own default, a plausible value, or a hostile one (tests/fuzzing.py). Outcomes are counted as in
-tests/fuzzing.py: ``clean_errors`` (a one-line refusal at the queue, or a failed event with a one-line message),
-``results`` (the event completed), ``tracebacks`` (gradio's generic error, a traceback, an "Unexpected error" shown
-on the page, or a traceback the app logged) and ``hangs`` (no completion within the timeout).
+The raw client and its outcome rules are benchmarks/page_client.py. The events come from gradio's own config of
+the built page (``demo.get_config_file()["dependencies"]``), so an event added later is fuzzed without anyone
+listing it. Each input component gets a value drawn per its type: the component's own default, a plausible value,
+or a hostile one (tests/fuzzing.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
 
@@ -23,13 +18,16 @@ from hypothesis import strategies as st
 
 import fuzzing
 from app_server import free_port
+from benchmarks import page_client
+from benchmarks.page_client import send
 
-#: What the page shows for a bug (app/ui/html.py unexpected_error_text) and the runner's message for one.
-BUG_MARKERS = ("Unexpected error (", fuzzing.UNEXPECTED, "Traceback (most recent call last)")
+#: Upload payloads a raw client can send: files outside gradio's upload folder, traversal, not a file at all. (A URL
+#: as the path is left out: gradio itself fetches it, through its SSRF guard, before any app code runs, and a fuzz
+#: may not make the server reach out; the guard refuses private addresses with gradio's generic error.)
 FILE_VALUES = st.sampled_from([
     None, {"path": "/etc/passwd", "meta": {"_type": "gradio.FileData"}},
     {"path": "../../../etc/hostname", "orig_name": "x.jsonl", "meta": {"_type": "gradio.FileData"}},
-    {"path": "http://127.0.0.1:1/x.json", "meta": {"_type": "gradio.FileData"}}, "/etc/passwd", {"url": None}, [], 7])
+    "/etc/passwd", {"url": None}, [], 7])
 
 
 def _typed(component: dict) -> st.SearchStrategy:
@@ -58,11 +56,8 @@ def _value(component: dict) -> st.SearchStrategy:
 
 
 def queued_events(demo: Any) -> list[dict]:
-    """The page's events that run a Python function (gradio queues them all), from gradio's own config."""
-    config = demo.get_config_file()
-    components = {c["id"]: c for c in config["components"]}
-    return [{"fn_index": d["id"], "name": d.get("api_name") or str(d["id"]), "inputs": [components[i] for i in d["inputs"]]}
-            for d in config["dependencies"] if d.get("backend_fn")]
+    """The page's queued events, from gradio's own config of the built page."""
+    return page_client.queued_events(demo.get_config_file())
 
 
 def event_inputs(event: dict, examples: int) -> list[list]:
@@ -85,66 +80,8 @@ def public_page(**config: Any) -> Iterator[tuple[str, Any]]:
         app.demo.close()
 
 
-def _clean(message: Any) -> bool:
-    text = str(message or "").strip()
-    return bool(text) and "\n" not in text and fuzzing.GENERIC not in text and not any(m in text for m in BUG_MARKERS)
-
-
-def send(http: httpx.Client, url: str, fn_index: int, data: list, timeout: float) -> tuple[str, str]:
-    """(outcome, detail) of one event sent as the page sends it: join the queue, then read its event stream."""
-    session = uuid.uuid4().hex
-    body = json.dumps({"data": data, "fn_index": fn_index, "session_hash": session, "event_data": None,
-                       "trigger_id": None}, allow_nan=True)
-    detail = f"fn {fn_index} {fuzzing._short(data)}"
-    joined = http.post(f"{url}/gradio_api/queue/join", content=body, headers={"Content-Type": "application/json"})
-    if joined.status_code != 200:
-        message = joined.json().get("detail") if "json" in joined.headers.get("content-type", "") else joined.text
-        clean = joined.status_code < 500 or "Queue is full" in str(message)
-        return ("clean_errors" if clean and _clean(message if isinstance(message, str) else "refused") else
-                "tracebacks"), f"{detail} -> HTTP {joined.status_code}: {str(message)[:200]}"
-    return _completion(http, url, session, timeout, detail)
-
-
-def _completion(http: httpx.Client, url: str, session: str, timeout: float, detail: str) -> tuple[str, str]:
-    deadline = time.monotonic() + timeout
-    try:
-        with http.stream("GET", f"{url}/gradio_api/queue/data", params={"session_hash": session}) as stream:
-            for line in _sse_lines(stream):
-                if time.monotonic() > deadline:
-                    return "hangs", detail
-                if not line.startswith(b"data:"):
-                    continue
-                message = json.loads(line[5:])
-                if message.get("msg") == "process_completed":
-                    return _judge(message, detail)
-    except httpx.TimeoutException:
-        return "hangs", detail
-    return "hangs", f"{detail} (stream ended without a result)"
-
-
-def _sse_lines(stream: Any) -> Iterator[bytes]:
-    """The stream's lines split on LF only (httpx's iter_lines also splits on the Unicode line breaks that echoed
-    hostile text carries inside a JSON string)."""
-    buffer = b""
-    for chunk in stream.iter_bytes():
-        buffer += chunk
-        *lines, buffer = buffer.split(b"\n")
-        yield from lines
-
-
-def _judge(message: dict, detail: str) -> tuple[str, str]:
-    output = message.get("output") or {}
-    if not message.get("success"):
-        error = output.get("error")
-        return ("clean_errors" if _clean(error) else "tracebacks"), f"{detail} -> error: {str(error)[:300]}"
-    shown = json.dumps(output.get("data"), ensure_ascii=False)
-    if any(marker in shown for marker in BUG_MARKERS):
-        return "tracebacks", f"{detail} -> shown: {shown[:300]}"
-    return "results", detail
-
-
 def fuzz_page(url: str, demo: Any, per_event: int, counts: fuzzing.Counts, handler: fuzzing.LoggedTracebacks,
-              timeout: float = 90.0, clients: int = 4) -> dict[str, int]:
+              timeout: float = 300.0, clients: int = 4) -> dict[str, int]:
     """`per_event` inputs to every queued event of `demo`, sent by `clients` concurrent visitors (each its own address
     in X-Forwarded-For, as a proxy would send it); returns inputs sent per event name."""
     work = [(event, data) for event in queued_events(demo) for data in event_inputs(event, per_event)]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import json
 import threading
 from pathlib import Path
@@ -69,7 +71,7 @@ def test_tab_is_third_and_run_shares_the_generation_queue(built):
     assert [t.label for t in tabs][:3] == ["Race", "Planner", "Benchmark"] and tabs[2].id == "bench"
     (run,) = _deps(built, "bench-run-btn")
     (race,) = _deps(built, "run-btn")
-    assert run.fn == built.bench.handlers.run and run.types_generator
+    assert inspect.unwrap(run.fn) == built.bench.handlers.run and run.types_generator
     assert run.concurrency_id == race.concurrency_id == "generation" and run.concurrency_limit == race.concurrency_limit
     (stop,) = _deps(built, "bench-stop-btn")
     assert stop.concurrency_id != "generation" and stop.concurrency_limit is None

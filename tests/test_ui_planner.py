@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import csv
 import io
 import json
@@ -52,15 +54,15 @@ def test_tabs_hold_race_and_planner(built):
 def test_compute_measure_stop_are_wired(built):
     handlers = built.planner.handlers
     (compute,) = _deps(built, "plan-compute-btn")
-    assert compute.fn == handlers.plan_calculate and compute.concurrency_id != "generation"
+    assert inspect.unwrap(compute.fn) == handlers.plan_calculate and compute.concurrency_id != "generation"
     assert [c.elem_id for c in compute.outputs] == [getattr(built.planner.ui, k).elem_id for k in REPORT]
     (measure,) = _deps(built, "plan-measure-btn")
-    assert measure.fn == handlers.plan_measure and measure.types_generator
+    assert inspect.unwrap(measure.fn) == handlers.plan_measure and measure.types_generator
     (race,) = _deps(built, "run-btn")
     assert measure.concurrency_id == race.concurrency_id == "generation"
     assert measure.concurrency_limit == race.concurrency_limit
     (stop,) = _deps(built, "plan-stop-btn")
-    assert stop.fn == handlers.plan_stop and stop.concurrency_limit is None
+    assert inspect.unwrap(stop.fn) == handlers.plan_stop and stop.concurrency_limit is None
     assert _deps(built, "plan-preset", "change")
 
 

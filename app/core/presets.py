@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from .errors import ArenaError
-from .knobs import KNOB_TABLE, KNOBS, REQUEST, Origin
+from .knobs import KNOB_TABLE, KNOBS, REQUEST, Origin, shown
 
 PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
 
@@ -197,10 +197,12 @@ def load_presets(folder: Path = PRESETS_DIR) -> dict[str, Preset]:
 def get_preset(preset_id: str, folder: Path = PRESETS_DIR) -> Preset:
     """One preset by id, with a suggestion when the id is misspelled."""
     presets = load_presets(folder)
-    if preset_id in presets:
+    if isinstance(preset_id, str) and preset_id in presets:
         return presets[preset_id]
     import difflib
 
+    if not isinstance(preset_id, str):
+        raise ArenaError(f"A preset id is text; got {shown(preset_id)}. Known presets: {', '.join(presets)}.")
     close = difflib.get_close_matches(preset_id, list(presets), n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     raise ArenaError(f"Unknown preset '{preset_id}'.{hint} Known presets: {', '.join(presets)}.")

@@ -236,7 +236,7 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
         changes["max_new_tokens"] = options.max_new_tokens
     preset = preset.with_overrides(changes)
     options.limits.check_work(plan_work_tokens(preset, len(prompts), options), "planner measurement",
-                              "fewer prompts or new tokens, or --no-check")
+                              "fewer prompts or new tokens")
     m = _measure(preset, prompts, kind, options, progress)
     plan = plan_from_numbers(m.alpha, m.c.value, options)
     _measured_report(plan, preset, prompts, m)

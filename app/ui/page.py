@@ -18,6 +18,7 @@ from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import CSS, PAGE_CSS, make_theme
+from .boundary import clean_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
 from ..deploy.spec import MAX_PLAN_BYTES
@@ -87,4 +88,6 @@ def build_app(config: UIConfig) -> App:
             with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
                 replay = ReplayTab(config).build(light, uploads)
         race.on_load(demo)
+    clean_inputs(demo)
+    guard_preprocessing(demo)
     return App(config, demo, race, planner, bench, replay)

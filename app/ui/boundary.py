@@ -1,0 +1,92 @@
+"""The page's boundary with a raw client: every value a client sends is checked and cleaned before an event function
+sees it, and a refusal is one line.
+
+- :func:`clean_inputs`: a client can send JSON strings with lone surrogates (``"\\ud800"``), which Python accepts
+  but UTF-8 cannot carry. An event that echoed one back (the prompt box, a message quoting the input) made gradio's
+  event stream fail to encode its reply and drop the connection mid-event, so the visitor saw a hang. Every event
+  function of the page is wrapped once to replace lone surrogates in its arguments with U+FFFD; an ArenaError that
+  escapes an event function (a value no handler expected) becomes a one-line ``gr.Error`` there too.
+- :func:`guard_preprocessing`: gradio converts each input (a slider's number, a dropdown's choice) before the event
+  function runs; a value of the wrong type failed there with a multi-line message (or gradio's generic error), and
+  a dropdown's refusal quoted the raw value, lone surrogates included. Each input component's conversion is wrapped
+  so that any failure is one ``gr.Error`` line naming the control, with the value shown safely.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from typing import Any
+
+import gradio as gr
+
+from ..core.errors import ArenaError
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean(value: Any) -> Any:
+    """`value` with lone surrogates in every string (inside lists, tuples and dicts too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(clean(v) for v in value)
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    return value
+
+
+def _wrap(fn: Any) -> Any:
+    """`fn` with cleaned arguments; an ArenaError escaping it (a bad value no handler expected) becomes one line."""
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def stream(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return (yield from fn(*clean(args), **clean(kwargs)))
+            except ArenaError as exc:
+                raise gr.Error(str(exc), print_exception=False) from None
+        return stream
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*clean(args), **clean(kwargs))
+        except ArenaError as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+    return call
+
+
+def _one_line(component: Any, error: BaseException) -> str:
+    label = getattr(component, "label", None) or getattr(component, "elem_id", None) or type(component).__name__
+    message = error.message if isinstance(error, gr.Error) else f"this {type(component).__name__.lower()} cannot take that value"
+    text = " ".join(clean(str(message)).split())
+    return f"{clean(str(label))}: {text[:300]}"
+
+
+def guard_preprocessing(blocks: gr.Blocks) -> int:
+    """Make every input component's conversion refuse a bad value with one ``gr.Error`` line; returns how many."""
+    inputs = {id(c): c for fn in blocks.fns.values() for c in fn.inputs if not getattr(c, "stateful", False)}
+    for component in inputs.values():
+        convert = component.preprocess
+
+        def checked(payload: Any, convert: Any = convert, component: Any = component) -> Any:
+            try:
+                return convert(payload)
+            except Exception as exc:  # gradio's own checks (a choice, a bound, a type) or its conversion failing
+                raise gr.Error(_one_line(component, exc), print_exception=False) from None
+
+        component.preprocess = checked  # gradio calls block.preprocess(...) on the instance
+    return len(inputs)
+
+
+def clean_inputs(blocks: gr.Blocks) -> int:
+    """Wrap every (synchronous) event function of `blocks` with :func:`clean`; returns how many were wrapped."""
+    wrapped = 0
+    for block_fn in blocks.fns.values():
+        fn = block_fn.fn
+        if fn is None or inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            continue
+        block_fn.fn = _wrap(fn)
+        wrapped += 1
+    return wrapped
