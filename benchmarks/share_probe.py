@@ -121,6 +121,26 @@ def second_job(p: Probe) -> tuple[str, bool]:
     return answer, "already have a run queued or running" in answer
 
 
+def queue_full(p: Probe) -> tuple[str, bool]:
+    """One long race, then 20 one-token races from 20 other visitors at once: beyond the queue's size, refused."""
+    first = threading.Thread(target=p.event, args=("race_stream",), kwargs={"prompt": "Count: one, two, three,",
+                                                                            "max-new-tokens": 256})
+    first.start()
+    time.sleep(1.5)
+    answers: list[str] = []
+
+    def one(i: int) -> None:
+        answers.append(p.event("race_stream", visitor=f"81.2.70.{i}", prompt="Hi", **{"max-new-tokens": 1}))
+
+    crowd = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+    for t in crowd:
+        t.start()
+    for t in [first, *crowd]:
+        t.join(300)
+    full = [a for a in answers if "queue is full" in a.lower()]
+    return f"{len(full)} of 20 refused: {full[0][:90] if full else '-'}", 0 < len(full) < 20
+
+
 def big_upload(p: Probe) -> tuple[str, bool]:
     big = p.http.post(f"{p.url}/gradio_api/upload", files={"files": ("big.json", b"0" * 20_000_000)})
     small = p.http.post(f"{p.url}/gradio_api/upload", files={"files": ("small.json", b"{}")})
@@ -162,6 +182,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("Benchmark: 3 presets x 70 prompts x 512 tokens", bench_hours),
     ("Planner: 8 prompts x 128 tokens (the slider's most)", planner_minutes),
     ("A second job from the same visitor", second_job),
+    ("The queue: 20 visitors at once behind a running race", queue_full),
     ("Uploads: 20 MB vs 2 bytes", big_upload),
     ("pypi: ids of a missing package vs a missing file", package_ids),
     ("Downloads: '=HYPERLINK' id and '|<img>' category", download_cells),

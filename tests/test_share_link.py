@@ -199,7 +199,8 @@ def test_one_job_per_visitor_on_a_public_page(monkeypatch):
             assert outcome == "clean_errors" and BUSY in detail, detail
             first.join(120)
         with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
-            assert page_events.send(http, url, race["fn_index"], data, 120)[0] == "results"  # free again
+            for _ in range(3):  # free again, also for a client that asks again the moment it has its answer
+                assert page_events.send(http, url, race["fn_index"], data[:1] + ["x"] + data[2:], 120)[0] == "results"
 
 
 def test_exports_are_pruned_by_count_and_age(tmp_path):

@@ -1,5 +1,6 @@
 """One generation job per visitor: a second Race, Tune, planner measurement, benchmark or API call from the same
-visitor, while one is queued or running, is refused with one line at the moment it joins the queue.
+visitor, while one is queued or running, is refused with one line at the moment it joins the queue; so is a job
+that would overfill the queue.
 
 Gradio runs an event's ``validator`` when the event joins the queue (``Queue.push``), before anything is queued;
 an exception there refuses the job (the client gets its message, HTTP 400). :func:`guard_generation` gives every
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import threading
+import time
 from typing import Any
 
 import gradio as gr
@@ -25,6 +28,7 @@ log = logging.getLogger("app.ui")
 
 #: The concurrency group every generation event joins (app/ui/page.py).
 GENERATION = "generation"
+FULL = "The queue is full ({} jobs wait already): try again in a minute."
 BUSY = ("You already have a run queued or running on this server: wait for it to finish (or press Stop) before "
         "starting another.")
 
@@ -57,18 +61,56 @@ def _events(blocks: gr.Blocks) -> list[Any]:
     return [e for e in waiting + running if getattr(e.fn, "concurrency_id", None) == GENERATION and e.alive]
 
 
-def busy(blocks: gr.Blocks, key: str) -> bool:
-    """Whether the visitor `key` has a generation event waiting or running."""
-    return any(e.request is not None and visitor_key(e.request) == key for e in _events(blocks))
+class Admissions:
+    """The join-time check for one page: one generation job per visitor, and the queue's size.
+
+    Validators of events that join at the same moment run concurrently, and an admitted event reaches gradio's queue
+    only a moment after its validator returns (gradio checks ``max_size`` before the validator runs, so a burst of
+    joins passed it together). So each admission is also held here, under a lock, and counts against the visitor and
+    the queue until gradio's own lists show its request (or :data:`HOLD` seconds pass, should gradio drop it).
+    """
+
+    HOLD = 0.25
+    #: How long a join waits for the visitor's previous job to leave gradio's lists before it is refused: gradio sends
+    #: a job's result a moment before it removes the job, and a client looping over prompts asks again at once.
+    GRACE = 0.5
+
+    def __init__(self, blocks: gr.Blocks):
+        self.blocks = blocks
+        self.lock = threading.Lock()
+        self.held: list[tuple[float, str, Any]] = []  # (when, visitor, the join's HTTP request)
+
+    def admit(self, key: str, request: Any) -> None:
+        """Record a join from visitor `key` (its HTTP request: `request`), or raise gr.Error (one line)."""
+        deadline = time.monotonic() + self.GRACE
+        while not self._try(key, request):
+            if time.monotonic() >= deadline:
+                log.info("refused a second job from one visitor")
+                raise gr.Error(BUSY, print_exception=False)
+            time.sleep(0.05)
+
+    def _try(self, key: str, request: Any) -> bool:
+        with self.lock:
+            now, events = time.monotonic(), _events(self.blocks)
+            seen = {id(e.request) for e in events}
+            self.held = [h for h in self.held if now - h[0] < self.HOLD and id(h[2]) not in seen]
+            if any(e.request is not None and visitor_key(e.request) == key for e in events) or any(
+                    k == key for _, k, _ in self.held):
+                return False
+            queue = self.blocks._queue
+            if queue.max_size is not None and len(queue) + len(self.held) >= queue.max_size:
+                raise gr.Error(FULL.format(queue.max_size), print_exception=False)
+            self.held.append((now, key, request))
+            return True
 
 
 def guard_generation(blocks: gr.Blocks) -> int:
-    """Give every generation event of `blocks` the one-job-per-visitor validator; returns how many were guarded."""
+    """Give every generation event of `blocks` the join-time check of :class:`Admissions`; returns how many."""
+    admissions = Admissions(blocks)
 
     def one_job_per_visitor(request: gr.Request, *inputs: Any) -> list:
-        if request is not None and busy(blocks, visitor_key(request)):
-            log.info("refused a second job from one visitor")
-            raise gr.Error(BUSY, print_exception=False)
+        if request is not None:
+            admissions.admit(visitor_key(request), getattr(request, "request", None))
         return [None] * len(inputs)
 
     guarded = 0
