@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.loader import MODEL_CACHE, Progress
 from ..core.requests import RaceRequest
+from .ghosts import GhostCache
 from .prepare import RaceSetup, prepare
 from .result import RaceResult
 from .runner import Race, RaceSnapshot
@@ -42,15 +43,16 @@ class RaceRun:
     sequential: warm up, then time the sides one after the other. stop: the event that ends the race (default
     its own). cache: the model cache (default the process-wide one). progress: loading messages.
     reap_seconds / label: how long :meth:`close` waits for the workers, and how its log line names the race.
+    ghosts: kept plain runs a sequential race reuses and adds to (app/race/ghosts.py; the page's fair race).
     """
 
     def __init__(self, request: RaceRequest, sequential: bool = False, *, stop: threading.Event | None = None,
                  cache: Any = None, progress: Progress | None = None, reap_seconds: float = 30.0,
-                 label: str = "race"):
+                 label: str = "race", ghosts: GhostCache | None = None):
         self.request, self.sequential = request, sequential
         self.stop_event = stop if stop is not None else threading.Event()
         self.cache, self.progress = cache or MODEL_CACHE, progress
-        self.reap_seconds, self.label = reap_seconds, label
+        self.reap_seconds, self.label, self.ghosts = reap_seconds, label, ghosts
         self.setup: RaceSetup | None = None
         self.race: Race | None = None
 
@@ -64,7 +66,8 @@ class RaceRun:
     def run(self) -> RaceResult:
         """Prepare if needed, then run the race to its end (or its stop) and return its result."""
         setup = self.prepare()
-        self.race = Race(setup, sequential=self.sequential, seed=self.request.seed, stop=self.stop_event)
+        self.race = Race(setup, sequential=self.sequential, seed=self.request.seed, stop=self.stop_event,
+                         ghosts=self.ghosts)
         return self.race.run()
 
     def snapshot(self) -> RaceSnapshot | None:

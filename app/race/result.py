@@ -142,7 +142,8 @@ class AssistedResult(SideResult):
 class RaceResult:
     """A finished (or stopped, or failed) race. errors: side -> one-line message; knobs: the method knobs it ran
     with; threads: torch CPU threads per side (None on a GPU); why: its explanation (app.race.why.Why); dtype: the
-    target's weight dtype (for a trace's environment; not part of the JSON contract)."""
+    target's weight dtype (for a trace's environment; not part of the JSON contract); baseline_kept_at: when the
+    baseline was recorded, for a fair race that raced a kept plain run (seconds since the epoch; None: run now)."""
 
     preset: str
     method: str
@@ -159,6 +160,7 @@ class RaceResult:
     threads: int | None = None
     why: Any = None
     dtype: str | None = None
+    baseline_kept_at: float | None = None
 
     @property
     def speedup(self) -> float:
@@ -220,6 +222,8 @@ class RaceResult:
             out.update(speedup=0.0, identical=False)  # a failed race claims neither (docs/DESIGN.md §4)
         if self.stopped:
             out["stopped"] = True
+        if self.baseline_kept_at is not None:
+            out["baseline_kept_at"] = self.baseline_kept_at
         return out
 
     @classmethod
@@ -315,7 +319,8 @@ class _Reader:
             errors={str(k): str(v) for k, v in errors.items()},
             stopped=bool(self.get(data, "stopped", (bool,), "", optional=True)),
             knobs=dict(self.get(data, "knobs", (dict,), "", optional=True) or {}),
-            threads=self.get(data, "threads", (int,), "", optional=True), why=self.why(data))
+            threads=self.get(data, "threads", (int,), "", optional=True), why=self.why(data),
+            baseline_kept_at=self.get(data, "baseline_kept_at", (int, float), "", optional=True))
 
     def why(self, data: Any) -> Any:
         """The explanation, read back (None when absent or from an older file)."""

@@ -23,6 +23,7 @@ from ..core.errors import ArenaError
 from ..core.requests import WARMUP_TOKENS
 from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
+from .ghosts import GhostCache, KeptRun, ghost_key, kept_from
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
@@ -64,11 +65,12 @@ class SideRecord:
 
 @dataclass(frozen=True)
 class SideSnapshot:
-    """One side as a follower sees it: tokens and rounds so far, time to first token, final seconds (once done),
-    its error, whether it ended (and was stopped), whether its generate() has begun and the seconds since then."""
+    """One side as a follower sees it: tokens, rounds and token times so far, time to first token, final seconds
+    (once done), its error, whether it ended (and was stopped), whether its generate() has begun and the seconds since then."""
 
     tokens: tuple[Token, ...] = ()
     rounds: tuple[Round, ...] = ()
+    token_times: tuple[float, ...] = ()
     ttft: float | None = None
     seconds: float = 0.0
     error: str | None = None
@@ -96,11 +98,14 @@ class Race:
     Stop; else the race's own). On a CPU each side of a concurrent race runs on its share of the cores (see
     costs.side_threads), sequential runs on all of them. A cost-aware schedule gets a fresh policy per generate() call.
     Followers read :meth:`snapshot`, never the records the reader thread appends to.
+    ghosts: where a sequential race keeps its plain run and finds a kept one (app/race/ghosts.py): with a kept run
+    for the same key, only the assisted side warms up and runs, and the baseline is the kept run (``kept``).
     """
 
     def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None,
-                 stop: threading.Event | None = None):
+                 stop: threading.Event | None = None, ghosts: GhostCache | None = None):
         self.setup = setup
+        self.ghosts, self.kept, self._ghost_key = ghosts, None, None
         self.sequential = sequential
         self.seed = seed
         self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
@@ -159,7 +164,7 @@ class Race:
 
     def _warm_up(self) -> None:
         use_threads(MACHINE_THREADS if not self.threads_per_side else self.threads_per_side)
-        for assisted in (False, True):
+        for assisted in (False, True)[1 if self.kept is not None else 0:]:
             if self.stop_event.is_set():
                 return
             policy = self._policies() if assisted and self._policies else None
@@ -180,8 +185,17 @@ class Race:
                 self.events_queue.put(ErrorEvent(side, message))
                 self.events_queue.put(DoneEvent(side, 0.0, self.stop_event.is_set()))
             return
-        for side in SIDES:
-            self._run_side(side)
+        if self.kept is not None:
+            self._replay_kept(self.kept)
+        else:
+            self._run_side("baseline")
+        self._run_side("assisted")
+
+    def _replay_kept(self, kept: KeptRun) -> None:
+        """The kept plain run as the baseline side's events (the reader decodes them as it did the first time)."""
+        for i, (token_id, t) in enumerate(zip(kept.token_ids, kept.token_times)):
+            self.events_queue.put(TokenEvent("baseline", i, token_id, "target", t))
+        self.events_queue.put(DoneEvent("baseline", kept.seconds, False))
 
     def start(self) -> None:
         """Start the worker thread(s); idempotent."""
@@ -189,6 +203,9 @@ class Race:
             return
         self.verify_cost = calibrate(self.setup, self.threads_per_side)  # measured once per model and thread count
         self._policies = policy_factory(self.setup, self.verify_cost)
+        if self.sequential and self.ghosts is not None:
+            self._ghost_key = ghost_key(self.setup, self.seed, self.threads_per_side or MACHINE_THREADS)
+            self.kept = self.ghosts.get(self._ghost_key)
         if self.sequential:
             self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
         else:
@@ -226,8 +243,10 @@ class Race:
         """What the race has produced so far, copied (safe to read while the reader thread appends)."""
         sides = {}
         for side, rec in self.records.items():
-            sides[side] = SideSnapshot(tuple(rec.tokens), tuple(rec.rounds), rec.ttft, rec.seconds, rec.error, rec.done,
-                                       rec.stopped, self.side_started(side), self.elapsed(side))
+            n = min(len(rec.tokens), len(rec.token_times))  # the reader appends a token, then its time
+            sides[side] = SideSnapshot(tuple(rec.tokens[:n]), tuple(rec.rounds), tuple(rec.token_times[:n]), rec.ttft,
+                                       rec.seconds, rec.error, rec.done, rec.stopped, self.side_started(side),
+                                       self.elapsed(side))
         return RaceSnapshot(self.sequential, sides)
 
     def join(self, timeout: float | None = None) -> bool:
@@ -260,6 +279,8 @@ class Race:
             if tail and rec.tokens:
                 rec.tokens[-1].text += tail
             rec.seconds, rec.done, rec.stopped = event.seconds, True, event.stopped
+            if event.side == "baseline" and self.kept is None and self._ghost_key and not (rec.error or rec.stopped):
+                self.ghosts.put(self._ghost_key, kept_from(rec))
 
     def events(self, poll: float = 0.1, timeout: float | None = None) -> Iterator[Event]:
         """Start (if needed) and yield every event until both sides are done.
@@ -325,6 +346,7 @@ class Race:
             baseline=SideResult(**self._side("baseline")), assisted=self._assisted(),
             errors={s: r.error for s, r in self.records.items() if r.error},
             stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side,
-            dtype=getattr(getattr(self.setup, "target", None), "dtype", None))
+            dtype=getattr(getattr(self.setup, "target", None), "dtype", None),
+            baseline_kept_at=self.kept.recorded_at if self.kept is not None else None)
         result.why = explain(result, result.knobs, self.verify_cost)
         return result
