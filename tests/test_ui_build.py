@@ -46,8 +46,7 @@ def test_build_loads_no_model(built):
 
 
 @pytest.mark.parametrize("elem_id,event,fn_name", [
-    ("run-btn", "click", "race_stream"),
-    ("measure-btn", "click", "measure_stream"),
+    ("run-btn", "click", "race_click"),
     ("stop-btn", "click", "stop"),
     ("show-rejected", "change", "toggle_rejected"),
     ("preset", "change", None),
@@ -71,11 +70,12 @@ def test_page_load_applies_the_preset(built):
 
 def test_race_events_take_every_control_and_share_one_queue_group(built):
     handlers = built.race.handlers
-    for elem_id, fn in (("run-btn", handlers.race_stream), ("measure-btn", handlers.measure_stream)):
+    knobs = len(built.race.ui.knobs)
+    for elem_id, fn, before, extra in (("run-btn", handlers.race_click, 3, 0), ("tune-btn", handlers.tune_stream, 2, knobs)):
         (dep,) = _deps(built, by_elem_id(built, elem_id), "click")
         assert inspect.unwrap(dep.fn) == fn
-        assert len(dep.inputs) == 2 + len(CONTROL_NAMES)  # session, toggle, controls
-        assert len(dep.outputs) == len(built.race.ui.stream_outputs())
+        assert len(dep.inputs) == before + len(CONTROL_NAMES)  # session, toggle, (the race mode,) controls
+        assert len(dep.outputs) == len(built.race.ui.stream_outputs()) + extra  # Tune also sets the knobs
         assert dep.concurrency_id == "generation"
         assert dep.concurrency_limit == built.config.generation_concurrency()  # 1 on a CPU, 2 on a GPU
         assert dep.types_generator, "the race must stream"
@@ -251,8 +251,8 @@ def _result(baseline_seconds: float = 1.5, assisted_seconds: float = 1.0, assist
 
 def test_stats_show_speedup_label_and_badges():
     html = stats_html(_result(), race=_result(), measured=None)
-    assert "1.50\u00d7" in html and "concurrent race" in html and "badge-identical" in html
-    assert "40%" in html and "2.00" in html and "Measure fairly" in html
+    assert "1.50\u00d7" in html and "both runs shared the machine" in html and "badge-identical" in html
+    assert "40%" in html and "2.00" in html and "race in the fair mode for a measured figure" in html
     both = stats_html(_result(mode="sequential"), race=_result(),
                       measured=_result(baseline_seconds=1.2, mode="sequential"))
     assert "1.20\u00d7" in both and "1.50\u00d7" in both

@@ -30,7 +30,7 @@ def controls(prompt: str, max_new_tokens: int) -> list:
     return [values[n] for n in CONTROL_NAMES]
 
 
-NAMES = ("baseline", "assisted", "stats", "chart", "hardware", "status", "run", "measure", "stop", "legend")
+NAMES = ("baseline", "assisted", "stats", "chart", "hardware", "status", "run", "mode", "stop", "legend")
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_race_then_measure_fill_in_both_speedups(handlers, frame):
     session = Session()
     frames = [frame(values) for values in handlers.race_stream(session, False, *controls(LIST_PROMPT, 24))]
     last = frames[-1]
-    assert "badge-identical" in last["stats"] and "concurrent race" in last["stats"]
+    assert "badge-identical" in last["stats"] and "both runs shared the machine" in last["stats"]
     assert "tok-accepted" in last["assisted"] and "phase-done" in last["baseline"]
     assert "<svg" in last["chart"] and "params" in last["hardware"]
     running = [f for f in frames if "phase-running" in f["assisted"]]
@@ -101,6 +101,30 @@ def test_race_then_measure_fill_in_both_speedups(handlers, frame):
     last = frames[-1]
     assert session.latest.mode == "sequential" and session.latest.identical
     assert f"{race_speedup:.2f}\u00d7" in last["stats"] and f"{session.latest.speedup:.2f}\u00d7" in last["stats"]
-    assert "measured fairly" in last["stats"] and '<del class="rej"' in last["assisted"]  # toggle was on
+    assert "fair race: each side with the machine to itself" in last["stats"]
+    assert '<del class="rej"' in last["assisted"]  # toggle was on
     toggled = frame(handlers.toggle_rejected(session, False))
     assert '<del class="rej"' not in toggled["assisted"] and "hover" in toggled["legend"]
+
+
+def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(handlers, frame):
+    """Plain runs first; in the assisted phase the plain pane replays its recorded run from zero (fewer tokens than
+    it has, growing); a second fair race on the same prompt and settings races the kept run, whatever the method
+    knobs, and skips plain's run."""
+    from app.race.ghosts import GHOSTS
+
+    GHOSTS.clear()
+    session = Session()
+    first = [frame(v) for v in handlers.measure_stream(session, False, *controls(LIST_PROMPT, 24))]
+    kept = session.latest
+    assert kept.mode == "sequential" and kept.baseline_kept_at is None and kept.identical
+    replaying = [f for f in first if 'data-phase="replay"' in f["baseline"]]
+    assert replaying and all("phase-waiting" not in f["assisted"] for f in replaying)
+    assert "phase-done" in first[-1]["baseline"] and "Fair race" in first[-1]["status"]
+    again = controls(LIST_PROMPT, 24)
+    again[CONTROL_NAMES.index("prompt_lookup_num_tokens")] = 3  # another setting of the method: same plain run
+    second = [frame(v) for v in handlers.measure_stream(session, False, *again)]
+    result = session.latest
+    assert result.baseline_kept_at is not None and result.baseline.token_ids == kept.baseline.token_ids
+    assert result.baseline.seconds == kept.baseline.seconds and result.identical
+    assert any("kept from" in f["status"] for f in second) and any("kept from" in f["baseline"] for f in second)

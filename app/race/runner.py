@@ -86,6 +86,7 @@ class RaceSnapshot:
 
     sequential: bool
     sides: dict[str, SideSnapshot]
+    baseline_kept_at: float | None = None
 
 
 class Race:
@@ -247,7 +248,7 @@ class Race:
             sides[side] = SideSnapshot(tuple(rec.tokens[:n]), tuple(rec.rounds), tuple(rec.token_times[:n]), rec.ttft,
                                        rec.seconds, rec.error, rec.done, rec.stopped, self.side_started(side),
                                        self.elapsed(side))
-        return RaceSnapshot(self.sequential, sides)
+        return RaceSnapshot(self.sequential, sides, self.kept.recorded_at if self.kept is not None else None)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the workers; True when all have ended."""

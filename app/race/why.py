@@ -120,7 +120,7 @@ def _advice(result: Any, why: Why) -> str:
     if _drafting_paid(why):
         if shared_cpu:
             return ("Drafting pays at this acceptance, but this concurrent race shares the CPU between the two sides: "
-                    "press Measure fairly for the real figure.")
+                    "race in the fair mode for the real figure.")
         return (f"Drafting itself paid; the rest of each round (other: {why.other_seconds:.2f} s) ate the gain: more "
                 "tokens per round, or a GPU, shift the balance.")
     if why.break_even_acceptance is None and why.cost_ratio is not None:

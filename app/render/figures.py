@@ -69,10 +69,10 @@ def stats_html(latest: RaceResult | None, race: RaceResult | None = None, measur
         return ('<div class="stats stats-empty">Speedup, acceptance rate, mean accepted length and the '
                 'round chart appear here after a race.</div>')
     a, b = latest.assisted, latest.baseline
-    cards = [speed_card(race, "speedup", "concurrent race (both runs share the machine)" if race else "run the race",
-                        "stat-race"),
-             speed_card(measured, "measured speedup", "measured fairly: sequential, after a warm-up" if measured
-                        else "press Measure fairly for a fair figure", "stat-measured"),
+    cards = [speed_card(measured, "measured speedup", "fair race: each side with the machine to itself, after a "
+                        "warm-up" if measured else "race in the fair mode for a measured figure", "stat-measured"),
+             speed_card(race, "both at once (a show)", "both runs shared the machine" if race
+                        else "not run in this mode", "stat-race"),
              *race_cards(latest), ttft_card(latest)]
     rates = (f'{latest.mode} run on {esc(latest.device)}: baseline '
              f'{b.tokens_per_second:.1f} tok/s, assisted {a.tokens_per_second:.1f} tok/s')

@@ -44,9 +44,9 @@ def hardware_html(facts: dict) -> str:
                   'once, about 15-40 s).</div>')
     note = ""
     if not str(device).startswith("cuda"):
-        note = ('<div class="hw-note" role="note"><b>CPU only.</b> In the concurrent race both runs share the same '
-                'cores, so its speedup is a show, not a measurement. <b>Measure fairly</b> runs them one after the '
-                'other after a warm-up.</div>')
+        note = ('<div class="hw-note" role="note"><b>CPU only.</b> The <b>fair race</b> runs plain, then assisted, '
+                'each with all the cores after a warm-up, and replays plain in step with assisted: its speedup is '
+                'measured. <b>Both at once</b> shares the cores between the runs: a show, not a measurement.</div>')
     return f'<div class="hw"><div class="hw-device">Device: <b>{esc(device)}</b> \u00b7 {where}</div>{table}{note}</div>'
 
 

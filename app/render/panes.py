@@ -16,7 +16,7 @@ from .html import esc
 from .statuses import LEGEND
 
 PHASE_LABELS = {"idle": "ready", "queued": "queued", "loading": "loading", "warmup": "warming up", "waiting": "waiting",
-                "running": "racing", "done": "done", "stopped": "stopped", "error": "error"}
+                "running": "racing", "replay": "replaying its run", "done": "done", "stopped": "stopped", "error": "error"}
 
 
 def round_of_tokens(tokens: Sequence[Token]) -> list[int]:
@@ -128,7 +128,7 @@ def _body(view: PaneView, phase: str) -> str:
         body = f'<span class="pane-placeholder">{esc(hint)}</span>'
     elif view.message:
         body += f'<div class="pane-message">{esc(view.message)}</div>'
-    return body + ('<span class="cursor" aria-hidden="true"></span>' if phase == "running" else "")
+    return body + ('<span class="cursor" aria-hidden="true"></span>' if phase in ("running", "replay") else "")
 
 
 def _player_data(view: PaneView) -> str:

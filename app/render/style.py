@@ -34,7 +34,7 @@ RACE_CSS = """
   border-top: 1px solid var(--border-color-primary); font-size: 0.82rem; color: var(--body-text-color-subdued); }
 .phase-pill { padding: 1px 9px; border-radius: 999px; font-weight: 600; font-size: 0.75rem;
   text-transform: uppercase; letter-spacing: 0.04em; background: rgba(138,148,166,.18); color: var(--body-text-color); }
-.phase-pill.phase-running { background: rgba(0,114,178,.15); color: #0072B2; }
+.phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #0072B2; }
 .phase-pill.phase-done { background: rgba(0,158,115,.15); color: #007a59; }
 .phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #b34f00; }
 
@@ -101,7 +101,7 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 
 #: The same race in dark mode: the same hues, lighter tones for contrast.
 DARK_RULES = """
-.pane-assisted .rate-value, .stat-speedup .stat-value, .phase-pill.phase-running { color: #56B4E9; }
+.pane-assisted .rate-value, .stat-speedup .stat-value, .phase-pill.phase-running, .phase-pill.phase-replay { color: #56B4E9; }
 .badge-identical, .phase-pill.phase-done, .stat.speed-win .stat-value { color: #5fd3a9; }
 .badge-diverged { color: #f0c05a; }
 .badge-unexpected, .stat.speed-loss .stat-value { color: #ff9a57; }

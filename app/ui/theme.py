@@ -92,7 +92,9 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .hw-pending { color: var(--body-text-color-subdued); }
 .hw-note { margin-top: 8px; padding: 8px 10px; border-radius: 8px; background: rgba(230,159,0,.12);
   border-left: 4px solid #E69F00; }
-#run-btn, #measure-btn, #stop-btn { min-height: 44px; font-weight: 700; }
+#run-btn, #stop-btn { min-height: 44px; font-weight: 700; }
+#race-mode { align-self: center; }
+#race-mode label { font-size: 0.85rem; }
 
 /* ---- dark mode: same hues, lighter text tones for contrast ---- */
 .dark .pill-lossless { color: #56B4E9; }

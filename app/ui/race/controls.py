@@ -19,6 +19,14 @@ from ...render.html import esc
 CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "max_new_tokens",
                  "decoding", "temperature", "top_p", "seed") + KNOBS
 GREEDY, SAMPLING = "greedy", "sampling"
+#: The Race button's two modes: the fair race (each side with the machine to itself, measured) and both at once.
+FAIR, CONCURRENT = "fair", "concurrent"
+RACE_MODES = [("Fair race: one side at a time, measured", FAIR), ("Both at once: a show", CONCURRENT)]
+
+
+def default_race_mode(gpu: bool) -> str:
+    """The fair race on a CPU; on a GPU both at once, until measurements there say otherwise (docs/DESIGN.md §1)."""
+    return CONCURRENT if gpu else FAIR
 #: The schedule dropdown's entry for "not set" (transformers' default).
 DEFAULT_SCHEDULE = "default"
 #: Preset groups in display order: where -> group label.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any, Iterator
 
 import gradio as gr
@@ -19,6 +20,7 @@ import gradio as gr
 from ...core.errors import ArenaError
 from ...core.requests import RaceRequest, check_preset_id
 from ...race.methods import get_method
+from ...race.ghosts import GHOSTS
 from ...race.lifecycle import RaceRun
 from ...race.prepare import RaceSetup
 from ...race.result import RaceResult
@@ -27,7 +29,7 @@ from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
 from ..streaming import run_streaming
 from ..uploads import whole_index
-from .controls import CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
+from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
 from ...render.explain import speedup_words, why_html
 from ...render.panes import PaneView, legend_html, pane_html
 from .session import Session
@@ -39,6 +41,8 @@ log = logging.getLogger("app.ui")
 
 #: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
 TICK = 0.15
+FAIR_NOTE = ("Fair race: plain runs first with the machine to itself, then assisted runs live while plain's recorded "
+             "run replays from zero in step (measured).")
 
 
 def machine_facts(setup: RaceSetup | None = None) -> dict:
@@ -66,16 +70,43 @@ def subtitles(request: RaceRequest) -> tuple[str, str]:
     return f"plain generate() \u00b7 {target}", f"{get_method(p.method).title} \u00b7 {target}{helper}"
 
 
+def clock_time(epoch: float) -> str:
+    """A recorded time of day, for "kept from 10:41:02"."""
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
 class Live:
     """What the panes show while a race streams, drawn from the snapshot the race publishes.
 
     The rate ticks with the clock: tokens so far over the seconds since that side's generate()
     started (the final figure once it is done), so it moves on every frame, not only on tokens.
+    In a fair (sequential) race the plain side runs first; once the assisted side starts, the plain pane
+    replays its recorded run from zero in step with it (the ghost): token i appears when the assisted side's
+    clock reaches its recorded time, and the replay goes on after the assisted side ends until plain's own end.
     """
 
     def __init__(self, run: RaceRun, session: Session):
         self.run, self.request, self.session = run, run.request, session
         self.titles = subtitles(run.request)
+        self.ghost_zero: float | None = None  # monotonic time at which the assisted side started
+        self.replaying = True  # False once the race is over: the plain pane shows its whole run
+
+    def ghost_clock(self, snap: RaceSnapshot | None) -> float | None:
+        """Seconds since the assisted side of a fair race started (the ghost's clock); None before, or when concurrent."""
+        if snap is None or not self.run.sequential or not self.replaying:
+            return None
+        assisted = snap.sides["assisted"]
+        if self.ghost_zero is None and assisted.started and assisted.elapsed is not None:
+            self.ghost_zero = time.monotonic() - assisted.elapsed
+        return None if self.ghost_zero is None else time.monotonic() - self.ghost_zero
+
+    def ghost_left(self) -> float:
+        """Seconds of the plain run still to replay after the assisted side ended (0 when nothing is left)."""
+        snap = self.run.snapshot()
+        clock, plain = self.ghost_clock(snap), snap.sides["baseline"] if snap is not None else None
+        if clock is None or plain is None or plain.error or plain.stopped or snap.sides["assisted"].stopped:
+            return 0.0
+        return max(0.0, plain.seconds - clock)
 
     @staticmethod
     def _phase(side: SideSnapshot, sequential: bool, baseline_started: bool) -> str:
@@ -92,19 +123,37 @@ class Live:
             return None
         return n / max(elapsed, 1e-6)
 
+    def _message(self, name: str, phase: str, snap: RaceSnapshot | None) -> str:
+        kept = snap.baseline_kept_at if snap is not None else None
+        if phase == "warmup":
+            return ("Warming up the assisted side (not timed)\u2026" if kept else "Warming up both sides (not timed)\u2026")
+        if phase == "waiting":
+            return "Waits: plain runs first with the machine to itself, then this side races its recorded run."
+        return ""
+
     def view(self, name: str, snap: RaceSnapshot | None, diverge_at: int | None = None) -> PaneView:
         sequential = self.run.sequential
         side = snap.sides[name] if snap is not None else SideSnapshot()
         baseline_started = snap is not None and snap.sides["baseline"].started
         phase = self._phase(side, sequential, baseline_started)
-        message = side.error or {"warmup": "Warming up both runs (not timed)\u2026",
-                                 "waiting": "Waits for the baseline: a fair measurement runs one side at a time."
-                                 }.get(phase, "")
-        return PaneView(side=name, title="Baseline" if name == "baseline" else "Assisted",
+        view = PaneView(side=name, title="Baseline" if name == "baseline" else "Assisted",
                         subtitle=self.titles[name == "assisted"], tokens=list(side.tokens), rounds=list(side.rounds),
                         phase=phase, tokens_per_second=self._rate(side), seconds=side.seconds if side.done else None,
-                        ttft=side.ttft, message=message, show_rejected=self.session.show_rejected,
-                        diverge_at=diverge_at, max_new_tokens=self.request.preset.max_new_tokens)
+                        ttft=side.ttft, message=side.error or self._message(name, phase, snap),
+                        show_rejected=self.session.show_rejected, diverge_at=diverge_at,
+                        max_new_tokens=self.request.preset.max_new_tokens)
+        clock = self.ghost_clock(snap)
+        if name == "baseline" and clock is not None and phase == "done" and clock < side.seconds:
+            self._as_ghost(view, side, clock, snap)
+        return view
+
+    def _as_ghost(self, view: PaneView, side: SideSnapshot, clock: float, snap: RaceSnapshot) -> None:
+        """The plain pane replaying its recorded run at `clock` seconds."""
+        shown = sum(1 for t in side.token_times if t <= clock)
+        kept = f"kept from {clock_time(snap.baseline_kept_at)}" if snap.baseline_kept_at else "recorded just now"
+        view.tokens, view.phase, view.seconds, view.diverge_at = view.tokens[:shown], "replay", None, None
+        view.tokens_per_second = shown / clock if shown and clock > 0 else None
+        view.subtitle = f"{view.subtitle} \u00b7 its run {kept}, replayed in step"
 
     def views(self, diverge_at: int | None = None) -> tuple[PaneView, PaneView]:
         snap = self.run.snapshot()  # one moment for both panes
@@ -125,7 +174,7 @@ class RaceHandlers:
     def buttons(self, running: bool) -> dict:
         u = self.ui
         cleared = u.downloads.cleared() if running else {}  # the last race's files go when a new one starts
-        return {u.run: gr.update(interactive=not running), u.measure: gr.update(interactive=not running),
+        return {u.run: gr.update(interactive=not running), u.mode: gr.update(interactive=not running),
                 u.tune: gr.update(interactive=not running), u.stop: gr.update(interactive=running), **cleared}
 
     def panes(self, session: Session, views: tuple[PaneView, PaneView], status: str) -> dict:
@@ -136,12 +185,18 @@ class RaceHandlers:
         return {self.ui.hardware: hardware_html(session.facts or machine_facts())}
 
     # ----- streaming race --------------------------------------------------------------------------
+    def race_click(self, session: Session, show_rejected: bool, mode: Any, *values: Any) -> Iterator[dict]:
+        """The Race button: the fair race, or both sides at once, as the mode control says (docs/DESIGN.md §1)."""
+        fair = mode != CONCURRENT
+        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=fair)
+
     def race_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
-        """Concurrent race (the show): both sides start at once."""
+        """Both sides at once (the show): they share the machine, so the speedup is not a measurement."""
         yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=False)
 
     def measure_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
-        """Measure fairly: warm-up, then baseline and assisted one after the other."""
+        """The fair race: warm-up, plain with the machine to itself, then assisted live against plain's recorded
+        run (kept runs reused: app/race/ghosts.py)."""
         yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=True)
 
     def _prepare(self, session: Session, run: RaceRun, views: tuple[PaneView, PaneView]) -> Iterator:
@@ -163,12 +218,21 @@ class RaceHandlers:
     def _run(self, session: Session, run: RaceRun, setup: RaceSetup) -> Iterator:
         """Race in a worker thread (the engine's reader), rendering the panes every TICK; returns the result."""
         live = Live(run, session)
-        note = ("Measuring fairly: warm-up, then baseline, then assisted." if run.sequential else
-                "Racing: both runs at once" + (" on shared CPU cores (a show, not a measurement)."
-                                              if not str(setup.device).startswith("cuda") else "."))
-        yield {**self.panes(session, live.views(), status_html(note)), **self.hardware(session)}
-        result = yield from run_streaming(run.run, lambda _: self.panes(session, live.views(), status_html(note)),
-                                          TICK, "race-reader")
+        note = (FAIR_NOTE if run.sequential else
+                "Racing both sides at once" + (" on shared CPU cores (a show, not a measurement)."
+                                               if not str(setup.device).startswith("cuda") else " (a show, not a measurement)."))
+
+        def frame(_: float = 0.0) -> dict:
+            snap = run.snapshot()
+            kept = snap.baseline_kept_at if snap is not None else None
+            text = f"Fair race against plain's run kept from {clock_time(kept)}: assisted runs now." if kept else note
+            return self.panes(session, live.views(), status_html(text))
+
+        yield {**frame(), **self.hardware(session)}
+        result = yield from run_streaming(run.run, frame, TICK, "race-reader")
+        while live.ghost_left() > 0 and not session.cancel.is_set() and not result.errors:
+            time.sleep(min(TICK, live.ghost_left()))  # the plain run is still replaying: the race is not over
+            yield frame()
         return live, result
 
     def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[dict]:
@@ -178,7 +242,7 @@ class RaceHandlers:
         views = session.views
         try:
             request = request_from_controls(values, self.config.limits)
-            run = session.run = RaceRun(request, sequential)
+            run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
             session.lossless = get_method(request.preset.method).lossless
             for v, sub in zip(views, subtitles(request)):
                 v.subtitle = sub
@@ -206,6 +270,7 @@ class RaceHandlers:
                 session.run.close("client left or run ended early")
 
     def _finish(self, session: Session, request: RaceRequest, live: Live, result: RaceResult) -> dict:
+        live.replaying = False
         session.remember(result.mode, request.signature, result)
         diverge = None if result.identical or result.prefix_only else result.first_divergence
         stats = stats_html(result, session.paired("concurrent", request.signature),
@@ -215,8 +280,8 @@ class RaceHandlers:
         elif result.stopped:
             status = status_html("Stopped: both runs ended after their current forward pass.", "info")
         else:
-            label, how = ("Measured fairly", "sequential") if result.mode == "sequential" else ("Race finished",
-                                                                                               "concurrent race")
+            label, how = (("Fair race", "measured: each side ran with the machine to itself")
+                          if result.mode == "sequential" else ("Race finished", "both at once: a show"))
             words, kind = speedup_words(result.speedup)
             status = status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, {words} ({how}).",
                                  "loss" if kind == "loss" else "ok")

@@ -17,13 +17,13 @@ import gradio as gr
 from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
 from ...core.presets import load_presets
 from .. import gpu
-from ..config import UIConfig
+from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
 from ..html import status_html
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
-from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, SAMPLING, methods_overview, preset_choices,
-                       preset_state)
+from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
+                       methods_overview, preset_choices, preset_state)
 from .handlers import RaceHandlers, machine_facts
 from ...render.panes import PaneView, legend_html, pane_html
 from ...render.explain import why_html
@@ -53,7 +53,7 @@ class RaceUI(SimpleNamespace):
 
     def stream_outputs(self) -> list:
         return [self.baseline, self.assisted, self.stats, self.why, self.chart, self.hardware, self.status, self.run,
-                self.measure, self.tune, self.stop, *self.downloads.outputs()]
+                self.mode, self.tune, self.stop, *self.downloads.outputs()]
 
 
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
@@ -115,7 +115,8 @@ class RaceTab:
                                 elem_id="examples", samples_per_page=6)
         with gr.Row(elem_id="race-buttons"):
             u.run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2, min_width=100)
-            u.measure = gr.Button("Measure fairly", variant="secondary", elem_id="measure-btn", scale=2, min_width=120)
+            u.mode = gr.Radio(RACE_MODES, value=default_race_mode(has_gpu()), show_label=False, container=False,
+                              elem_id="race-mode", scale=3, min_width=200)
             u.tune = gr.Button("Tune", variant="secondary", elem_id="tune-btn", scale=1, min_width=80)
             u.stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1,
                                min_width=80)
@@ -176,7 +177,7 @@ class RaceTab:
                           **self.light)
 
     def _wire_run(self) -> None:
-        """Race and Measure take every control; they share one queue slot group with the planner."""
+        """Race (in the chosen mode) and Tune take every control; they share one queue slot group with the planner."""
         u = self.ui
         inputs = [u.session, u.show_rejected, *u.controls()]
         # the queue position / timer shows on the status line only; the panes render their own progress
@@ -187,10 +188,8 @@ class RaceTab:
         def stopped(session):  # the last frame when Stop ends a run inside a ZeroGPU worker (app/ui/gpu.py)
             return {**h.buttons(False), u.status: status_html("Stopped.", "info")}
 
-        u.run.click(gpu.stream(h.race_stream, gpu.race_stream_duration(False), outputs, stopped), inputs, outputs,
-                    **progress, **self.gen)
-        u.measure.click(gpu.stream(h.measure_stream, gpu.race_stream_duration(True), outputs, stopped), inputs,
-                        outputs, **progress, **self.gen)
+        u.run.click(gpu.stream(h.race_click, gpu.race_click_duration(), outputs, stopped),
+                    [u.session, u.show_rejected, u.mode, *u.controls()], outputs, **progress, **self.gen)
         u.tune.click(gpu.stream(h.tune_stream, gpu.race_stream_duration(True), tune_outputs, stopped), inputs,
                      tune_outputs, **progress, **self.gen)
 
