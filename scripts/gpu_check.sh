@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU check for a lent GPU machine (under 8 minutes): the tiny-model tests on CUDA, one concurrent race with
-# both sides on one GPU, a 4-bit bitsandbytes load of a tiny model; prints memory and tokens/s.
+# both sides on one GPU, concurrent vs fair race speedups side by side, a 4-bit bitsandbytes load of a tiny
+# model; prints memory and tokens/s.
 #
 #   bash scripts/gpu_check.sh              # uses .venv/bin/python if present, else python3 ($PYTHON overrides)
 #
@@ -61,6 +62,9 @@ timeout "$(within 300)" "$PY" -m pytest -q -p no:cacheprovider -m "not slow and 
 
 step "Concurrent race, both sides on one GPU: tokens/s and peak memory"
 timeout "$(within 180)" "$PY" -m benchmarks.gpu_check race || fail "concurrent race on the GPU"
+
+step "Concurrent vs fair race on the GPU (median of 3 each, held-out prompts)"
+timeout "$(within 240)" "$PY" -m benchmarks.gpu_check modes || fail "concurrent vs fair race on the GPU"
 
 step "4-bit bitsandbytes load of a tiny model"
 timeout "$(within 120)" "$PY" -m benchmarks.gpu_check bnb4 || fail "4-bit bitsandbytes load"
