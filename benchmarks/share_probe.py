@@ -111,32 +111,38 @@ def planner_minutes(p: Probe) -> tuple[str, bool]:
     return answer, "this server allows" in answer
 
 
-def second_job(p: Probe) -> tuple[str, bool]:
+def behind_a_long_race(p: Probe, tokens: int, then: Callable[[], Any]) -> Any:
+    """`then()` while a race of `tokens` tokens from the probe's own visitor is queued or running."""
     first = threading.Thread(target=p.event, args=("race_stream",), kwargs={"prompt": "Count: one, two, three,",
-                                                                            "max-new-tokens": 64})
+                                                                            "max-new-tokens": tokens})
     first.start()
     time.sleep(1.5)
-    answer = first_line(p.event("race_stream", prompt="x", **{"max-new-tokens": 8}))
-    first.join(300)
+    try:
+        return then()
+    finally:
+        first.join(300)
+
+
+def second_job(p: Probe) -> tuple[str, bool]:
+    answer = behind_a_long_race(p, 64, lambda: first_line(p.event("race_stream", prompt="x", **{"max-new-tokens": 8})))
     return answer, "already have a run queued or running" in answer
 
 
 def queue_full(p: Probe) -> tuple[str, bool]:
     """One long race, then 20 one-token races from 20 other visitors at once: beyond the queue's size, refused."""
-    first = threading.Thread(target=p.event, args=("race_stream",), kwargs={"prompt": "Count: one, two, three,",
-                                                                            "max-new-tokens": 256})
-    first.start()
-    time.sleep(1.5)
     answers: list[str] = []
 
     def one(i: int) -> None:
         answers.append(p.event("race_stream", visitor=f"81.2.70.{i}", prompt="Hi", **{"max-new-tokens": 1}))
 
-    crowd = [threading.Thread(target=one, args=(i,)) for i in range(20)]
-    for t in crowd:
-        t.start()
-    for t in [first, *crowd]:
-        t.join(300)
+    def crowd() -> None:
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+
+    behind_a_long_race(p, 256, crowd)
     full = [a for a in answers if "queue is full" in a.lower()]
     return f"{len(full)} of 20 refused: {full[0][:90] if full else '-'}", 0 < len(full) < 20
 
