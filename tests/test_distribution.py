@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 import torch
 import transformers.generation.utils as generation_utils
@@ -16,7 +17,10 @@ from app.core.loader import ModelCache
 from app.core.requests import Limits
 from app.race import costs, distribution, drafting, hooks
 from app.race.costs import VerifyCost
-from app.race.distribution import CheckSettings, check_work_tokens, sampling_check
+from app.race.distribution import (CheckSettings, Sampler, call_seeds, check_work_tokens, sampling_check,
+                                   sampling_preset)
+from app.race.prepare import prepare
+from app.race.sampling_stats import compare
 from conftest import make_preset
 
 SETTINGS = CheckSettings(samples=400, tokens=3, seed=11)
@@ -120,3 +124,18 @@ def test_same_seed_same_result_and_work_estimate(small, cache, one_torch_thread)
     assert first["top_k"] == 4 and first["samples"] == 60 and len(first["tv_distance"]) == 2
     assert len(first["positions"][0]["top"]) <= 4  # top-k 4: at most 4 words for the first token
     assert check_work_tokens(60, 2) == 240
+
+
+def test_the_plain_side_samples_the_targets_exact_distribution(small, cache, one_torch_thread):
+    """The reference side (batches over one shared reading of the prompt) draws the first token from the target's
+    softmax, compared with draws from that softmax itself."""
+    setup = prepare(sampling_preset(make_preset("drafter", small["target"], small["drafter"]), SETTINGS),
+                    tiny_vocab.PROMPT, Limits(), cache)
+    sampler = Sampler(setup, SETTINGS)
+    with torch.inference_mode():
+        probs = setup.target.model(setup.input_ids).logits[0, -1].double().softmax(-1).numpy()
+        assert sampler.prompt_cache(setup.target.model) is not None
+        plain = sampler.plain(call_seeds(3, 7, 0)[0])
+    exact = np.random.default_rng(0).choice(len(probs), size=len(plain), p=probs / probs.sum()).tolist()
+    assert len(plain) == SETTINGS.samples
+    assert not compare("token 1", [s[0] for s in plain], exact, 0.01, (0, 0)).different

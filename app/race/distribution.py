@@ -3,9 +3,10 @@
 A lossless method with sampling does not reproduce the baseline's tokens (the random draws differ); its claim is
 that its output has the *distribution* of the target alone. :func:`sampling_check` tests that claim: it loads the
 models once (:func:`~app.race.prepare.prepare`), samples `samples` continuations of `tokens` new tokens with
-plain ``generate()`` (in batches: ``num_return_sequences``) and as many with assisted ``generate()`` (batch 1,
-one call per sample, through the race's own path: private views, the cost-aware policy, fresh UAD tokenizers),
-each call with its own seed, and compares the two samples (:mod:`app.race.sampling_stats`).
+plain ``generate()`` (in batches of identical prompts over one shared reading of the prompt) and as many with
+assisted ``generate()`` (batch 1, one call per sample, through the race's own path: private views, the
+cost-aware policy, fresh UAD tokenizers), each call with its own seed, and compares the two samples
+(:mod:`app.race.sampling_stats`).
 
 What is compared. The token at position i depends on the tokens before it, so the conditional distribution
 of position i is not one distribution but one per prefix, and the samples per prefix are few. The honest
@@ -18,6 +19,8 @@ shows). A sequence that ends (end-of-text) before position i counts as the categ
 
 from __future__ import annotations
 
+import copy
+import inspect
 import random
 import secrets
 import time
@@ -26,23 +29,16 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..core.errors import StoppedError
-from ..core.knobs import Knob
 from ..core.loader import MODEL_CACHE, ModelCache
 from ..core.presets import Preset
 from ..core.requests import Limits
-from .distribution_result import CheckResult, CheckSettings
+from .distribution_result import SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings  # noqa: F401 - the bounds
 from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call, prepare
 from .sampling_stats import compare_sequences
 from .trace import StopOnEvent
 
-#: Bounds of the check's own settings (the knob table's for temperature and top-p; these are the check's).
-SAMPLES = Knob("samples", "int", "Samples", "continuations sampled on each side", 20, 20000, step=10, method_knob=False)
-TOKENS = Knob("tokens", "int", "Tokens compared", "the first m new tokens of each continuation", 1, 32, step=1,
-              method_knob=False)
-TOP_K = Knob("top_k", "int", "Top-k", "sample from the k most likely tokens (0: all; empty: the model's default)",
-             0, 1_000_000, step=1, method_knob=False)
 #: Plain continuations sampled per generate() call (one batch).
 PLAIN_BATCH = 64
 #: The category of a position after the sequence ended.
@@ -123,16 +119,36 @@ class Sampler:
         if self.stop is not None and self.stop.is_set():
             raise StoppedError(f"Stopped after {done} of {self.settings.samples} {side} samples: no verdict.")
 
+    def prompt_cache(self, model: Any) -> Any:
+        """The target's KV cache of the prompt without its last token, read once for every plain batch (None for
+        a one-token prompt or a model that takes no ``cache``: then each batch reads the prompt itself)."""
+        ids, mask = self.setup.input_ids, self.setup.attention_mask
+        if ids.shape[1] < 2 or "cache" not in inspect.signature(model.forward).parameters:
+            return None
+        return model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], use_cache=True).get("cache")
+
+    @staticmethod
+    def _batch(kwargs: dict, size: int, prefix: Any) -> dict:
+        """generate() kwargs for `size` plain continuations: the prompt `size` times over a copy of the shared cache."""
+        if prefix is None:
+            return {**kwargs, "num_return_sequences": size}
+        cache = copy.deepcopy(prefix)
+        cache.batch_repeat_interleave(size)
+        return {**kwargs, "input_ids": kwargs["input_ids"].repeat(size, 1),
+                "attention_mask": kwargs["attention_mask"].repeat(size, 1), "cache": cache}
+
     def plain(self, seeds: Sequence[int]) -> list[tuple[int, ...]]:
-        """`samples` plain continuations, PLAIN_BATCH per generate() call, one seed per call."""
+        """`samples` plain continuations, up to PLAIN_BATCH per generate() call (one seed per call), all from one
+        reading of the prompt (the plain side is the reference: how it reads the prompt does not change its
+        distribution; the assisted side reads it in every call, as in a race)."""
         out: list[tuple[int, ...]] = []
         model, kwargs = generate_call(self.setup, False, max_new_tokens=self.settings.tokens)
-        kwargs = self._kwargs(kwargs)
+        kwargs, prefix = self._kwargs(kwargs), self.prompt_cache(model)
         for seed in seeds:
             self._check_stop("plain", len(out))
             size = min(PLAIN_BATCH, self.settings.samples - len(out))
             torch.manual_seed(seed)
-            ids = model.generate(**kwargs, num_return_sequences=size)
+            ids = model.generate(**self._batch(kwargs, size, prefix))
             self._check_stop("plain", len(out))
             out += [categories(row[self.prompt_len:].tolist(), self.settings.tokens, self.eos) for row in ids]
             self.progress(f"plain samples {len(out)}/{self.settings.samples}")

@@ -7,9 +7,16 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.knobs import Knob
 from .sampling_stats import ALPHA, Comparison
 
 SAME, DIFFERENT = "same", "different"
+#: Bounds of the check's own settings (the knob table's for temperature and top-p; these are the check's).
+SAMPLES = Knob("samples", "int", "Samples", "continuations sampled on each side", 20, 20000, step=10, method_knob=False)
+TOKENS = Knob("tokens", "int", "Tokens compared", "the first m new tokens of each continuation", 1, 32, step=1,
+              method_knob=False)
+TOP_K = Knob("top_k", "int", "Top-k", "sample from the k most likely tokens (0: all; empty: the model's default)",
+             0, 1_000_000, step=1, method_knob=False)
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,15 @@ class CheckResult:
         return max(c.min_detectable_tv for c in self.comparisons)
 
     @property
+    def warning(self) -> str | None:
+        """Why a "same" verdict says little: the method drafted nothing (for instance the cost-aware schedule found
+        that drafting does not pay here), so the check compared plain sampling with plain sampling."""
+        if self.drafted:
+            return None
+        return ("nothing was drafted, so this compared plain sampling with itself: use a prompt or settings where "
+                "the method drafts (num_assistant_tokens_schedule constant, for instance)")
+
+    @property
     def acceptance_rate(self) -> float | None:
         return self.accepted / self.drafted if self.drafted else None
 
@@ -124,7 +140,7 @@ class CheckResult:
             "min_detectable_tv_by_position": [_r(c.min_detectable_tv) for c in self.positions],
             "joint": items[s.tokens] if joint is not None else None,
             "positions": items[:s.tokens], "alpha": ALPHA, "verdict": self.verdict,
-            "verdict_text": verdict_words(self.verdict, s.samples),
+            "verdict_text": verdict_words(self.verdict, s.samples), "warning": self.warning,
             "assisted_rounds": self.rounds, "assisted_undrafted_rounds": self.undrafted,
             "assisted_drafted": self.drafted, "assisted_accepted": self.accepted,
             "acceptance_rate": None if self.acceptance_rate is None else _r(self.acceptance_rate, 4),
