@@ -51,6 +51,7 @@ def test_table_and_verdict(capsys, small, one_torch_thread):
     (["--preset", "drafter", "--samples", "50", "--tokens", "2", "--top-k", "-1"], "--top-k"),
     (["--preset", "drafter", "--samples", "50", "--tokens", "2", "--temperature", "0"], "--temperature"),
     (["--preset", "drafter", "--samples", "50"], "--tokens"),
+    (["--preset", "drafter", "--samples", "50", "--tokens", "2", "--threads", "0"], "--threads must be at least 1"),
     (["--preset", "nope", "--samples", "50", "--tokens", "2"], "Unknown preset 'nope'"),
     (["--preset", "drafter", "--samples", "50", "--tokens", "2", "--prompt-lookup-num-tokens", "3"],
      "does not apply to the drafter method"),

@@ -37,6 +37,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--assistant")
     p.add_argument("--no-chat-template", action="store_true")
     p.add_argument("--verbose", action="store_true", help="log loading progress and library warnings to stderr")
+    p.add_argument("--threads", type=int, help="torch CPU threads (default: one per core; 1 is fastest on a busy "
+                                                  "machine)")
     add_knob_flags(p, ("temperature", "top_p", "seed", *KNOBS))
     return p
 
@@ -86,8 +88,14 @@ def print_human(result: CheckResult, out=None) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..race.distribution import sampling_check
 
+    if args.threads is not None and args.threads < 1:
+        raise ArenaError(f"--threads must be at least 1; got {args.threads}.")
     request = request_from_args(args)
     settings = settings_from_args(args, request)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     # the operator's own machine: local folders allowed, the knob table's token cap
     limits = Limits(allow_local=True, max_new_tokens=4096)
     result = sampling_check(request.preset, request.prompt, limits, settings, progress=progress_logger)

@@ -32,7 +32,8 @@ from ..core.errors import StoppedError
 from ..core.loader import MODEL_CACHE, ModelCache
 from ..core.presets import Preset
 from ..core.requests import Limits
-from .distribution_result import SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings  # noqa: F401 - the bounds
+from .distribution_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings,  # noqa: F401 - re-exported
+                                  check_work_tokens)
 from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call, prepare
@@ -46,12 +47,6 @@ ENDED = -1
 #: transformers' top-k when neither the request nor the model's generation config sets one.
 TRANSFORMERS_TOP_K = 50
 Progress = Callable[[str], None]
-
-
-def check_work_tokens(samples: int, tokens: int) -> int:
-    """Tokens a check generates: `samples` continuations of `tokens` tokens on each side (no warm-up run;
-    the cost-aware schedule's calibration is two short forwards over the prompt, not generated tokens)."""
-    return 2 * int(samples) * int(tokens)
 
 
 def sampling_preset(preset: Preset, settings: CheckSettings) -> Preset:

@@ -19,6 +19,12 @@ TOP_K = Knob("top_k", "int", "Top-k", "sample from the k most likely tokens (0: 
              0, 1_000_000, step=1, method_knob=False)
 
 
+def check_work_tokens(samples: int, tokens: int) -> int:
+    """Tokens a check generates: `samples` continuations of `tokens` tokens on each side (no warm-up run;
+    the cost-aware schedule's calibration is a few forwards over the prompt, not generated tokens)."""
+    return 2 * int(samples) * int(tokens)
+
+
 @dataclass(frozen=True)
 class CheckSettings:
     """What one check samples: `samples` continuations a side, the first `tokens` new tokens compared, at

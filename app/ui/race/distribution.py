@@ -18,7 +18,7 @@ import gradio as gr
 
 from ...core.errors import ArenaError, StoppedError
 from ...core.knobs import KNOB_TABLE, REQUEST
-from ...race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckSettings
+from ...race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckSettings, check_work_tokens
 from .. import gpu
 from ..config import UIConfig
 from ..html import status_html, unexpected_error_text
@@ -54,8 +54,6 @@ def check_settings(samples: Any, tokens: Any, top_k: Any, values: dict[str, Any]
 
 def check_seconds(samples: Any = None, tokens: Any = None, *rest: Any) -> int:
     """ZeroGPU seconds a check asks for: a cold load plus every generated token (app/ui/gpu.py's rates)."""
-    from ...race.distribution import check_work_tokens
-
     try:
         work = check_work_tokens(int(samples or DEFAULT_SAMPLES), int(tokens or DEFAULT_TOKENS))
     except (TypeError, ValueError):
