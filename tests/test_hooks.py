@@ -94,3 +94,19 @@ def test_uad_sampling_logits_follow_the_pruned_heads_order(tiny):
     assert int(torch.isinf(fixed).sum()) == len(target_tok) - len(head_order)
     hooks.fix_uad_logit_order(SimpleNamespace(_atm_translator=translator))  # idempotent
     assert torch.equal(translator.get_target_logits(logits), fixed)
+
+
+def test_gemma4_drafts_greedily_so_sampling_gets_no_draft_logits():
+    """The Gemma 4 drafter picks argmax drafts but returns its logits; with sampling transformers would test them as
+    samples from those logits (docs/DESIGN.md §7), so hooks.drop_greedy_draft_logits withholds them."""
+    from types import SimpleNamespace
+
+    src = inspect.getsource(cg.SinglePositionMultiTokenCandidateGenerator.get_candidates)
+    assert "last_token_id = outputs.logits.argmax(dim=-1)" in src and "return candidate_ids, candidate_logits" in src, (
+        "the Gemma 4 drafter changed how it drafts: re-check hooks.drop_greedy_draft_logits and its §7 row")
+    for do_sample, logits in ((True, None), (False, "logits")):
+        generator = object.__new__(cg.SinglePositionMultiTokenCandidateGenerator)
+        generator.generation_config = SimpleNamespace(do_sample=do_sample)
+        generator.get_candidates = lambda *args, **kwargs: ("ids", "logits")
+        hooks.drop_greedy_draft_logits(generator)
+        assert generator.get_candidates("input", model_outputs=None) == ("ids", logits)

@@ -1,6 +1,6 @@
 """The only place that reaches into transformers internals.
 
-Four things live here:
+Five things live here:
 
 1. **Draft capture.** transformers streams the n+1 tokens a round keeps through
    ``streamer.put`` but never says how many tokens were drafted; rejected drafts never reach
@@ -28,6 +28,12 @@ Four things live here:
    is not the target's distribution (the sampling check, docs/DESIGN.md §5.15, finds it). Every UAD
    candidate generator gets a ``get_target_logits`` that maps in the pruned head's own order
    (:func:`fix_uad_logit_order`), whether or not a tracer is bound.
+5. **Gemma 4 drafts with sampling.** The Gemma 4 assistant drafts greedily (argmax) but hands its raw logits to
+   transformers, whose sampling then accepts a draft with probability min(1, p/q) as if it had been sampled from
+   q: drafts the drafter favours are kept too often (the sampling check finds it). A greedy draft is a point
+   mass, for which the right rule is "accept with probability p(draft), else sample from p without it", and
+   that is exactly transformers' rule for drafts without logits (sample the target, keep matching drafts). So
+   with sampling these generators return no logits (:func:`drop_greedy_draft_logits`); greedy runs are unchanged.
 
 ``tests/test_hooks.py`` fails loudly if the pinned transformers changes underneath this.
 """
@@ -41,7 +47,8 @@ from typing import Any, Protocol
 
 import torch
 
-from transformers.generation.candidate_generator import (_prepare_attention_mask, _prepare_position_ids,
+from transformers.generation.candidate_generator import (SinglePositionMultiTokenCandidateGenerator,
+                                                        _prepare_attention_mask, _prepare_position_ids,
                                                         _prepare_token_type_ids)
 from transformers.generation.utils import GenerationMixin
 from transformers.utils.output_capturing import _CAN_RECORD_REGISTRY, maybe_install_capturing_hooks
@@ -171,9 +178,23 @@ def fix_uad_logit_order(generator: Any) -> None:
     translator.get_target_logits = types.MethodType(_target_logits_in_head_order, translator)
 
 
+def drop_greedy_draft_logits(generator: Any) -> None:
+    """With sampling, a Gemma 4 drafter's candidates go to the target without logits (module docstring, item 5)."""
+    if not isinstance(generator, SinglePositionMultiTokenCandidateGenerator) or not generator.generation_config.do_sample:
+        return
+    inner = generator.get_candidates
+
+    def get_candidates(*args: Any, **kwargs: Any):
+        candidate_ids, _ = inner(*args, **kwargs)
+        return candidate_ids, None
+
+    generator.get_candidates = get_candidates
+
+
 def _traced_get_candidate_generator(self, *args: Any, **kwargs: Any):
     generator = _ORIGINAL(self, *args, **kwargs)
     fix_uad_logit_order(generator)
+    drop_greedy_draft_logits(generator)
     sink, policy = getattr(_local, "sink", None), getattr(_local, "policy", None)
     if sink is None and policy is None:
         return generator
