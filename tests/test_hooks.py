@@ -69,3 +69,44 @@ def test_private_view_shares_weights_and_isolates_state(tiny):
     assert model.generation_config.num_assistant_tokens != 17
     assert model.config.num_hidden_layers == 4 and model.model.config.num_hidden_layers == 4
     assert model.model.embed_tokens.num_embeddings != 3
+
+
+def test_uad_sampling_logits_follow_the_pruned_heads_order(tiny):
+    """transformers 5.24.0 maps a pruned UAD head's logits back in drafter-id order, not in the head's own order,
+    so drafts carry other tokens' probabilities; hooks.fix_uad_logit_order maps them right (docs/DESIGN.md §7)."""
+    from types import SimpleNamespace
+
+    from transformers import AutoTokenizer
+
+    target_tok = AutoTokenizer.from_pretrained(tiny["llama_target"])
+    assistant_tok = AutoTokenizer.from_pretrained(tiny["llama_other_tokenizer"])
+    assistant = AutoModelForCausalLM.from_pretrained(tiny["llama_other_tokenizer"]).eval()
+    translator = cg.AssistantToTargetTranslator(target_tok, assistant_tok, len(target_tok), assistant,
+                                                assistant_prune_lm_head=True)
+    head_order = translator.assistant_overlap_token_ids
+    logits = torch.arange(len(head_order), dtype=torch.float32)[None, None]  # pruned logit j = j
+    owners = translator._assistant_to_target_input_ids[head_order]  # pruned logit j belongs to target token owners[j]
+    assert not torch.equal(translator.get_target_logits(logits)[0, 0, owners], logits[0, 0]), (
+        "transformers now maps UAD logits in the head's order: drop hooks.fix_uad_logit_order and its §7 row")
+    hooks.fix_uad_logit_order(SimpleNamespace(_atm_translator=translator))
+    fixed = translator.get_target_logits(logits)
+    assert torch.equal(fixed[0, 0, owners], logits[0, 0])
+    assert int(torch.isinf(fixed).sum()) == len(target_tok) - len(head_order)
+    hooks.fix_uad_logit_order(SimpleNamespace(_atm_translator=translator))  # idempotent
+    assert torch.equal(translator.get_target_logits(logits), fixed)
+
+
+def test_gemma4_drafts_greedily_so_sampling_gets_no_draft_logits():
+    """The Gemma 4 drafter picks argmax drafts but returns its logits; with sampling transformers would test them as
+    samples from those logits (docs/DESIGN.md §7), so hooks.drop_greedy_draft_logits withholds them."""
+    from types import SimpleNamespace
+
+    src = inspect.getsource(cg.SinglePositionMultiTokenCandidateGenerator.get_candidates)
+    assert "last_token_id = outputs.logits.argmax(dim=-1)" in src and "return candidate_ids, candidate_logits" in src, (
+        "the Gemma 4 drafter changed how it drafts: re-check hooks.drop_greedy_draft_logits and its §7 row")
+    for do_sample, logits in ((True, None), (False, "logits")):
+        generator = object.__new__(cg.SinglePositionMultiTokenCandidateGenerator)
+        generator.generation_config = SimpleNamespace(do_sample=do_sample)
+        generator.get_candidates = lambda *args, **kwargs: ("ids", "logits")
+        hooks.drop_greedy_draft_logits(generator)
+        assert generator.get_candidates("input", model_outputs=None) == ("ids", logits)

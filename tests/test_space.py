@@ -157,7 +157,8 @@ def test_the_page_wires_every_generating_entry_point_through_spaces_gpu(zero_app
     app, _ = zero_app
     fns = [f.fn for f in app.demo.fns.values()]
     assert sum(getattr(f, "zerogpu", False) for f in fns) == 3  # the /race, /measure and /plan endpoints
-    assert sum("stream.<locals>.local" in getattr(f, "__qualname__", "") for f in fns) == 4  # Race, Measure, Tune, Plan
+    # Race (the fair race or both at once), Tune, the sampling check, Plan
+    assert sum("stream.<locals>.local" in getattr(f, "__qualname__", "") for f in fns) == 4
 
 
 def _stream(app, max_new_tokens: int, tiny):
@@ -180,6 +181,18 @@ def test_a_race_crosses_the_worker_boundary_and_renders(zero_app, tiny, one_torc
     last = seen[-1]
     assert "Race finished" in last[ui.status] and last[ui.run]["interactive"] is True
     assert "tok" in last[ui.assisted] and last[ui.stats]
+
+
+def test_the_sampling_check_crosses_the_worker_boundary(zero_app, tiny, one_torch_thread):
+    from app.ui.race.distribution import CheckState, check_seconds
+
+    app, fake = zero_app
+    check = app.race.check
+    (dep,) = [f for f in app.demo.fns.values() if (check.run._id, "click") in f.targets]
+    seen = list(dep.fn(CheckState(), 20, 1, None, *controls(tiny["llama_target"], 8)))
+    assert fake.calls[-1] == ("remote", check_seconds(20, 1))
+    assert all(set(f) <= set(check.outputs()) for f in seen), "frames map back to the page's components"
+    assert "Sampling check: " in seen[-1][check.status] and "check-result" in seen[-1][check.result]
 
 
 def test_stop_ends_the_run_inside_the_worker(zero_app, tiny, one_torch_thread):

@@ -1,6 +1,6 @@
 """The only place that reaches into transformers internals.
 
-Three things live here:
+Five things live here:
 
 1. **Draft capture.** transformers streams the n+1 tokens a round keeps through
    ``streamer.put`` but never says how many tokens were drafted; rejected drafts never reach
@@ -21,6 +21,19 @@ Three things live here:
    config); a view keeps that state out of the cached model and out of a baseline running
    at the same time on the same weights. Output-capturing hooks are installed on the
    original first, so a view never installs them a second time (docs/DESIGN.md §7).
+4. **UAD's drafter probabilities in the right order.** With sampling, transformers 5.24.0 prunes the
+   UAD drafter's LM head to the tokens both vocabularies share, in the order of the drafter tokenizer's
+   ``get_vocab()`` (a hash order), but maps the pruned logits back to target ids in ascending drafter-id
+   order. Each draft then carries another token's probability into the acceptance test, and the output
+   is not the target's distribution (the sampling check, docs/DESIGN.md §5.15, finds it). Every UAD
+   candidate generator gets a ``get_target_logits`` that maps in the pruned head's own order
+   (:func:`fix_uad_logit_order`), whether or not a tracer is bound.
+5. **Gemma 4 drafts with sampling.** The Gemma 4 assistant drafts greedily (argmax) but hands its raw logits to
+   transformers, whose sampling then accepts a draft with probability min(1, p/q) as if it had been sampled from
+   q: drafts the drafter favours are kept too often (the sampling check finds it). A greedy draft is a point
+   mass, for which the right rule is "accept with probability p(draft), else sample from p without it", and
+   that is exactly transformers' rule for drafts without logits (sample the target, keep matching drafts). So
+   with sampling these generators return no logits (:func:`drop_greedy_draft_logits`); greedy runs are unchanged.
 
 ``tests/test_hooks.py`` fails loudly if the pinned transformers changes underneath this.
 """
@@ -29,9 +42,13 @@ from __future__ import annotations
 
 import copy
 import threading
+import types
 from typing import Any, Protocol
 
-from transformers.generation.candidate_generator import (_prepare_attention_mask, _prepare_position_ids,
+import torch
+
+from transformers.generation.candidate_generator import (SinglePositionMultiTokenCandidateGenerator,
+                                                        _prepare_attention_mask, _prepare_position_ids,
                                                         _prepare_token_type_ids)
 from transformers.generation.utils import GenerationMixin
 from transformers.utils.output_capturing import _CAN_RECORD_REGISTRY, maybe_install_capturing_hooks
@@ -139,8 +156,45 @@ def _wrap_update(generator: Any, sink: DraftSink | None, policy: DraftPolicy | N
     generator.update_candidate_strategy = update_candidate_strategy
 
 
+def _target_logits_in_head_order(translator: Any, assistant_logits: torch.Tensor) -> torch.Tensor:
+    """AssistantToTargetTranslator.get_target_logits for a pruned head: logit j belongs to drafter token
+    ``assistant_overlap_token_ids[j]``, so it goes to that token's target id."""
+    shape = (*assistant_logits.shape[:-1], translator.target_vocab_size)
+    target_logits = torch.full(shape, translator.FILTER_VALUE, device=translator._assistant_model_device)
+    target_logits[..., translator._arena_target_ids] = assistant_logits
+    return target_logits
+
+
+def fix_uad_logit_order(generator: Any) -> None:
+    """Give a UAD generator's translator the head-order logit mapping (idempotent; no-op for other generators
+    and for translators that did not prune the head). See the module docstring, item 4."""
+    translator = getattr(generator, "_atm_translator", None)
+    if (translator is None or getattr(translator, "_arena_target_ids", None) is not None
+            or not getattr(translator, "assistant_prune_lm_head", False)
+            or getattr(translator, "assistant_overlap_token_ids", None) is None):
+        return
+    ids = translator._assistant_to_target_input_ids[translator.assistant_overlap_token_ids]
+    translator._arena_target_ids = ids.to(translator._assistant_model_device)
+    translator.get_target_logits = types.MethodType(_target_logits_in_head_order, translator)
+
+
+def drop_greedy_draft_logits(generator: Any) -> None:
+    """With sampling, a Gemma 4 drafter's candidates go to the target without logits (module docstring, item 5)."""
+    if not isinstance(generator, SinglePositionMultiTokenCandidateGenerator) or not generator.generation_config.do_sample:
+        return
+    inner = generator.get_candidates
+
+    def get_candidates(*args: Any, **kwargs: Any):
+        candidate_ids, _ = inner(*args, **kwargs)
+        return candidate_ids, None
+
+    generator.get_candidates = get_candidates
+
+
 def _traced_get_candidate_generator(self, *args: Any, **kwargs: Any):
     generator = _ORIGINAL(self, *args, **kwargs)
+    fix_uad_logit_order(generator)
+    drop_greedy_draft_logits(generator)
     sink, policy = getattr(_local, "sink", None), getattr(_local, "policy", None)
     if sink is None and policy is None:
         return generator

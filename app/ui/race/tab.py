@@ -24,6 +24,7 @@ from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
                        methods_overview, preset_choices, preset_state)
+from .distribution import DistributionPanel
 from .handlers import RaceHandlers, machine_facts
 from ...render.panes import PaneView, legend_html, pane_html
 from ...render.explain import why_html
@@ -87,6 +88,7 @@ class RaceTab:
             with gr.Column(scale=2, min_width=300, elem_id="settings"):
                 self._settings()
         self._wire_run()
+        self.check.wire(self.ui.controls(), gen, light)
         gr.api(gpu.race_endpoint(make_endpoint(self.config, sequential=False), False), api_name="race", **gen)
         gr.api(gpu.race_endpoint(make_endpoint(self.config, sequential=True), True), api_name="measure", **gen)
         return self
@@ -129,6 +131,7 @@ class RaceTab:
         u.why = gr.HTML(why_html(None), elem_id="why", js_on_load=None)
         u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
         u.downloads = RaceDownloads(self.config).build()  # the last race's trace and replay page, the share link
+        self.check = DistributionPanel(self.config).build()  # lossless in distribution? (docs/DESIGN.md §5.15)
         with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
             u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
 

@@ -1,0 +1,139 @@
+"""Two-sample statistics of the sampling check (docs/DESIGN.md §5.15): total variation distance, a
+permutation test that suits sparse categories, the smallest difference a check of this size can see.
+
+Pure numpy, no models. Each comparison gets two samples of categories (token ids at one position, or
+pairs of ids for the first two tokens):
+
+- **Categories.** A token seen fewer than :data:`MIN_COUNT` times in both samples together is pooled
+  into one "other" category, so the hundreds of tokens each seen once do not fill the statistic with
+  noise (the pooling depends only on the combined sample, so the permutation test stays exact).
+- **Statistic.** The total variation distance between the two empirical distributions over those
+  categories, TV = 1/2 sum |a(x) - b(x)|, from 0 (same shares) to 1 (no overlap).
+- **p-value.** A permutation test: under "same distribution" the labels plain/assisted are exchangeable,
+  so the pooled sample is split at random many times and the p-value is the share of splits whose TV is
+  at least the observed one, (1 + hits) / (1 + splits). A random split's counts are one draw of a
+  multivariate hypergeometric distribution, drawn directly. The generator is seeded from the check's
+  seed and the comparison's index: the same samples always give the same p-value.
+- **Verdict.** Several comparisons are tested at once (each position and the joint of the first two), so
+  each is tested at ALPHA / (number of comparisons) (Bonferroni): the chance that a lossless method is
+  called "different" is at most ALPHA.
+- **Minimum detectable TV.** The critical value c: the TV that random splits exceed with probability
+  at most the per-comparison level. Any observed TV above c is a detection. A true difference of at least
+  c is found about half the time or more: TV is convex, so the observed TV is on average at least the
+  true one (Jensen); a true difference below c mostly hides in the noise of N samples.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+
+#: Family-wise chance that a check of a lossless method says "different".
+ALPHA = 0.01
+#: Tokens seen fewer times than this in both samples together are pooled into "other".
+MIN_COUNT = 5
+#: The pooled category of rare tokens.
+OTHER = "other"
+#: Random splits per comparison: at least this many, and enough that about 20 splits lie beyond the critical value.
+MIN_SPLITS = 2000
+SPLITS_BEYOND = 20
+
+
+@dataclass
+class Comparison:
+    """One tested comparison (a position, or the first two tokens jointly).
+
+    tv_distance: TV between the empirical distributions (rare tokens pooled). p_value: the permutation
+    test's. min_detectable_tv: the critical value at `level`. top: the most frequent categories as
+    (category, share in plain, share in assisted), most frequent first.
+    """
+
+    label: str
+    tv_distance: float
+    p_value: float
+    min_detectable_tv: float
+    level: float
+    categories: int
+    top: list[tuple[Any, float, float]]
+
+    @property
+    def different(self) -> bool:
+        return self.p_value <= self.level
+
+
+def pooled_codes(a: Sequence[Hashable], b: Sequence[Hashable], min_count: int = MIN_COUNT
+                 ) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """Integer codes of `a` and `b` over shared categories (rare ones pooled as OTHER) and the category names."""
+    counts: dict[Hashable, int] = {}
+    for x in (*a, *b):
+        counts[x] = counts.get(x, 0) + 1
+    kept = sorted((x for x, n in counts.items() if n >= min_count), key=lambda x: (-counts[x], str(x)))
+    names: list[Any] = list(kept)
+    index = {x: i for i, x in enumerate(kept)}
+    if len(kept) < len(counts):
+        names.append(OTHER)
+    other = len(kept)
+    code = lambda xs: np.array([index.get(x, other) for x in xs], dtype=np.int64)  # noqa: E731
+    return code(a), code(b), names
+
+
+def tv_distance(a_counts: np.ndarray, b_counts: np.ndarray) -> np.ndarray:
+    """TV between count vectors (the last axis: categories), each normalised by its own total."""
+    a_total = a_counts.sum(axis=-1, keepdims=True)
+    b_total = b_counts.sum(axis=-1, keepdims=True)
+    return 0.5 * np.abs(a_counts / a_total - b_counts / b_total).sum(axis=-1)
+
+
+def splits_for(level: float) -> int:
+    """Random splits needed to place the critical value at `level` (about SPLITS_BEYOND splits beyond it)."""
+    return max(MIN_SPLITS, math.ceil(SPLITS_BEYOND / level))
+
+
+def permutation_test(a_codes: np.ndarray, b_codes: np.ndarray, k: int, level: float, seed: Sequence[int]
+                     ) -> tuple[float, float, float]:
+    """(observed TV, p-value, critical TV at `level`) for two samples of codes 0..k-1; `seed` seeds the splits."""
+    a = np.bincount(a_codes, minlength=k)
+    b = np.bincount(b_codes, minlength=k)
+    observed = float(tv_distance(a, b))
+    total = a + b
+    if np.count_nonzero(total) < 2:  # one category only: both samples are identical
+        return observed, 1.0, 0.0
+    rng = np.random.default_rng(seed)
+    splits = splits_for(level)
+    a_perm = rng.multivariate_hypergeometric(total, int(a.sum()), size=splits)
+    null = tv_distance(a_perm, total - a_perm)
+    hits = int(np.count_nonzero(null >= observed - 1e-12))
+    critical = float(np.quantile(null, 1.0 - level, method="higher"))
+    return observed, (1 + hits) / (1 + splits), critical
+
+
+def compare(label: str, a: Sequence[Hashable], b: Sequence[Hashable], level: float, seed: Sequence[int],
+            top: int = 5) -> Comparison:
+    """The :class:`Comparison` of samples `a` (plain) and `b` (assisted) at test level `level`."""
+    a_codes, b_codes, names = pooled_codes(a, b)
+    tv, p, critical = permutation_test(a_codes, b_codes, len(names), level, seed)
+    a_share = np.bincount(a_codes, minlength=len(names)) / max(len(a), 1)
+    b_share = np.bincount(b_codes, minlength=len(names)) / max(len(b), 1)
+    order = [i for i in np.argsort(-(a_share + b_share), kind="stable") if names[i] != OTHER][:top]
+    return Comparison(label, tv, p, critical, level, len(names),
+                      [(names[i], float(a_share[i]), float(b_share[i])) for i in order])
+
+
+def compare_sequences(plain: Sequence[Sequence[int]], assisted: Sequence[Sequence[int]], tokens: int,
+                      seed: int, alpha: float = ALPHA) -> list[Comparison]:
+    """Marginals at positions 1..`tokens`, then the joint of the first two tokens (when `tokens` >= 2).
+
+    Sequences hold `tokens` categories each (see :func:`app.race.distribution.categories`). Every comparison
+    is tested at alpha / (number of comparisons).
+    """
+    tests = tokens + (1 if tokens >= 2 else 0)
+    level = alpha / tests
+    out = [compare(f"token {i + 1}", [s[i] for s in plain], [s[i] for s in assisted], level, (seed, i))
+           for i in range(tokens)]
+    if tokens >= 2:
+        out.append(compare("tokens 1-2", [tuple(s[:2]) for s in plain], [tuple(s[:2]) for s in assisted], level,
+                           (seed, tokens)))
+    return out
