@@ -24,7 +24,7 @@ import json
 import logging
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -247,12 +247,20 @@ def api_server(max_new_tokens_cap: int = 16):
         app.demo.close()
 
 
-def call_api(client: Any, api_name: str, kwargs: dict, timeout: float) -> tuple[str, str]:
-    """(outcome, detail) of one API call: see the module docstring for the outcomes."""
+def call_api(client: Any, api_name: str, kwargs: dict, timeout: float, retries: int = 1) -> tuple[str, str]:
+    """(outcome, detail) of one API call: see the module docstring for the outcomes.
+
+    A CancelledError that nobody asked for is gradio_client's own race, not the server's answer: its job waits on
+    the result and on a cancel watcher at once, and the watcher raises CancelledError when the result arrives first
+    in the same instant (gradio_client.utils.check_for_cancel). Such a call is sent again, once."""
     job = client.submit(**kwargs, api_name=api_name)
     detail = f"{api_name} {_short(kwargs)}"
     try:
         value = job.result(timeout=timeout)
+    except CancelledError:
+        if retries > 0:
+            return call_api(client, api_name, kwargs, timeout, retries - 1)
+        return "tracebacks", f"{detail} -> CancelledError twice"
     except TimeoutError:
         job.cancel()
         return "hangs", detail
