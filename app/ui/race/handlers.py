@@ -123,7 +123,8 @@ class Live:
             return None
         return n / max(elapsed, 1e-6)
 
-    def _message(self, name: str, phase: str, snap: RaceSnapshot | None) -> str:
+    @staticmethod
+    def _message(phase: str, snap: RaceSnapshot | None) -> str:
         kept = snap.baseline_kept_at if snap is not None else None
         if phase == "warmup":
             return ("Warming up the assisted side (not timed)\u2026" if kept else "Warming up both sides (not timed)\u2026")
@@ -139,7 +140,7 @@ class Live:
         view = PaneView(side=name, title="Baseline" if name == "baseline" else "Assisted",
                         subtitle=self.titles[name == "assisted"], tokens=list(side.tokens), rounds=list(side.rounds),
                         phase=phase, tokens_per_second=self._rate(side), seconds=side.seconds if side.done else None,
-                        ttft=side.ttft, message=side.error or self._message(name, phase, snap),
+                        ttft=side.ttft, message=side.error or self._message(phase, snap),
                         show_rejected=self.session.show_rejected, diverge_at=diverge_at,
                         max_new_tokens=self.request.preset.max_new_tokens)
         clock = self.ghost_clock(snap)
