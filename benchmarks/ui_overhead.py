@@ -1,10 +1,10 @@
-"""Does streaming through the UI slow generation down? UI path vs CLI path, sequential mode.
+"""Does streaming through the UI slow generation down? The page's fair race vs the CLI's sequential race.
 
-UI path: the generator the "Measure fairly" button calls (``Handlers.measure_stream``), every
-yielded frame consumed (the panes are rendered as HTML every TICK seconds, as in the browser).
-CLI path: ``prepare(...)`` then ``Race(setup, sequential=True).run()``, as ``python -m app race
---sequential`` does. Same preset, prompt and token budget; the repetitions alternate between
-the two paths and the medians of the assisted tokens/s are compared (target ratio >= 0.95).
+UI path: the Race tab's fair race (``RaceHandlers.measure_stream``, what the Race button runs in its fair mode), every
+yielded frame consumed (the panes are rendered as HTML every TICK seconds, as in the browser); kept plain runs are
+cleared before each, so plain runs too. CLI path: ``run_race(request, sequential=True)``, as ``python -m app race
+--sequential`` does. Same preset, prompt and token budget; the repetitions alternate between the two paths and the
+medians of the assisted tokens/s are compared (target ratio >= 0.95).
 
     python -m benchmarks.ui_overhead [--preset offline-prompt-lookup] [--reps 5] [--max-new-tokens 64]
 """
@@ -15,48 +15,31 @@ import argparse
 import statistics
 import time
 
-
-from app.core.requests import Limits
-from app.core.presets import KNOBS, get_preset
-from app.race.runner import Race
-from app.race.prepare import prepare
-from app.ui.config import UIConfig
-from app.ui.controls import preset_state
-from app.ui.handlers import Handlers
-from app.ui.session import CONTROL_NAMES, Session, request_from_controls
+from app.core.presets import get_preset
+from app.core.requests import Limits, build_request
+from app.race.ghosts import GHOSTS
+from app.race.lifecycle import run_race
+from benchmarks.fair_race import page_controls
 
 
-def ui_controls(preset_id: str, prompt: str, max_new_tokens: int) -> dict:
-    """The control values the page sends for `preset_id` untouched except prompt and token budget."""
-    state = preset_state(preset_id, None, 4096)
-    values = {"preset": preset_id, "prompt": prompt, "target": state["target"], "assistant": state["assistant"],
-              "chat_template": state["chat_template"], "max_new_tokens": max_new_tokens,
-              "decoding": state["decoding"], "temperature": state["temperature"], "top_p": state["top_p"], "seed": None}
-    values.update({k: state["knobs"][k]["value"] for k in KNOBS})
-    return values
+def run_ui(handlers, controls: list) -> tuple[float, list[float]]:
+    """(assisted tokens/s, gaps in seconds between frames while assisted tokens streamed) through the UI's generator."""
+    from app.ui.race.session import Session
 
-
-def run_ui(handlers: Handlers, values: dict) -> tuple[float, list[float]]:
-    """(assisted tokens/s, gaps in seconds between frames while tokens streamed) through the UI's generator."""
-    session = Session()
-    stamps = []
-    for _ in handlers.measure_stream(session, False, *[values[n] for n in CONTROL_NAMES]):
-        race = session.race
-        if race is not None and any(r.tokens for r in race.records.values()) and not all(
-                r.done for r in race.records.values()):
+    session, stamps = Session(), []
+    for _ in handlers.measure_stream(session, False, *controls):
+        snap = session.run.snapshot() if session.run is not None else None
+        if snap is not None and snap.sides["assisted"].tokens and not snap.sides["assisted"].done:
             stamps.append(time.perf_counter())
     result = session.latest
-    assert result is not None and not result.get("errors"), result and result.get("errors")
-    return result["assisted"]["tokens_per_second"], [b - a for a, b in zip(stamps, stamps[1:])]
-
-
-def run_cli(preset, prompt: str) -> float:
-    """Assisted tokens/s through the CLI's path."""
-    setup = prepare(preset, prompt, Limits.operator())
-    return Race(setup, sequential=True).run().to_dict()["assisted"]["tokens_per_second"]
+    assert result is not None and not result.errors, result and result.errors
+    return result.assisted.tokens_per_second, [b - a for a, b in zip(stamps, stamps[1:])]
 
 
 def main() -> None:
+    from app.ui.config import UIConfig
+    from app.ui.page import build_app
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="offline-prompt-lookup")
     ap.add_argument("--prompt", default=None, help="default: the preset's first example prompt")
@@ -65,22 +48,21 @@ def main() -> None:
     args = ap.parse_args()
 
     prompt = args.prompt or get_preset(args.preset).example_prompts[0]
-    values = ui_controls(args.preset, prompt, args.max_new_tokens)
-    preset = get_preset(args.preset).with_overrides(dict(max_new_tokens=args.max_new_tokens))
-    assert request_from_controls(values, Limits.operator()).preset == preset, "UI and CLI would not run the same settings"
-    handlers = Handlers(UIConfig(max_new_tokens_cap=4096))
-    run_cli(preset, prompt)  # load (and convert on first use) outside the timing
+    controls = page_controls(args.preset, prompt, args.max_new_tokens)
+    request = build_request(args.preset, prompt, {"max_new_tokens": args.max_new_tokens}, limits=Limits.operator())
+    handlers = build_app(UIConfig(max_new_tokens_cap=max(512, args.max_new_tokens))).race.handlers
+    run_race(request, sequential=True)  # load (and convert on first use) outside the timing
 
     ui, cli, gaps = [], [], []
     for rep in range(args.reps):
-        order = ("ui", "cli") if rep % 2 == 0 else ("cli", "ui")
-        for path in order:
+        for path in (("ui", "cli") if rep % 2 == 0 else ("cli", "ui")):
             if path == "ui":
-                tps, frame_gaps = run_ui(handlers, values)
+                GHOSTS.clear()
+                tps, frame_gaps = run_ui(handlers, controls)
                 ui.append(tps)
                 gaps.extend(frame_gaps)
             else:
-                cli.append(run_cli(preset, prompt))
+                cli.append(run_race(request, sequential=True).assisted.tokens_per_second)
         print(f"rep {rep + 1}: ui {ui[-1]:.2f} tok/s, cli {cli[-1]:.2f} tok/s", flush=True)
     ui_med, cli_med = statistics.median(ui), statistics.median(cli)
     print(f"\npreset {args.preset}, {args.max_new_tokens} new tokens, {args.reps} interleaved reps (sequential mode)")
