@@ -233,6 +233,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
   .hw-grid > span:nth-child(6n+4), .hw-grid > span:nth-child(6n+5), .hw-grid > span:nth-child(6n) { display: none; }
   .chart-svg { max-width: 100%; height: auto; }
   #legend-row > #show-rejected { align-self: flex-start; }
+  #race-buttons > #race-mode { order: -1; flex: 1 1 100% !important; width: 100% !important; }
   .plan-card, .plan-headline, .why, .stats, .chart { overflow-x: auto; max-width: 100%; box-sizing: border-box; }
   #plan-row .row > * { flex: 1 1 100% !important; min-width: 0 !important; }
   /* the alpha x c table scrolls inside its card (the card and block paddings take about 76 px) */

@@ -21,7 +21,7 @@ CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "ma
 GREEDY, SAMPLING = "greedy", "sampling"
 #: The Race button's two modes: the fair race (each side with the machine to itself, measured) and both at once.
 FAIR, CONCURRENT = "fair", "concurrent"
-RACE_MODES = [("Fair race: one side at a time, measured", FAIR), ("Both at once: a show", CONCURRENT)]
+RACE_MODES = [("Fair race (measured)", FAIR), ("Both at once (a show)", CONCURRENT)]
 
 
 def default_race_mode(gpu: bool) -> str:
