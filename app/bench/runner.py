@@ -16,9 +16,8 @@ from typing import Any, Callable, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
-from ..core.requests import Limits, RaceRequest, apply_overrides
+from ..core.requests import WARMUP_TOKENS, Limits, RaceRequest, apply_overrides, race_tokens
 from ..race.methods import get_method
-from ..core.requests import WARMUP_TOKENS, race_tokens
 from .stats import make_row
 from .suite import SuitePrompt
 from .sweep import Sweep, variants

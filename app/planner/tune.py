@@ -13,8 +13,7 @@ from typing import Any, Callable
 
 from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE
-from ..core.requests import RaceRequest
-from ..core.requests import race_tokens
+from ..core.requests import RaceRequest, race_tokens
 from .measure import KIND_BY_METHOD
 from .plan import PlanOptions, plan_for_preset, plan_work_tokens
 
@@ -41,9 +40,9 @@ class Tuning:
                 "reason": self.reason}
 
 
-#: What Tune measures: greedy agreement, then c and the verification slope with 3 repeats of 4 steps, no check races.
 def tune_options(request: RaceRequest) -> PlanOptions:
-    """The planner settings Tune runs with, under the request's limits."""
+    """The planner settings Tune runs with, under the request's limits: greedy agreement, then c and the verification
+    slope with 3 repeats of 4 steps, no check races."""
     return PlanOptions(max_new_tokens=request.preset.max_new_tokens, repeats=3, steps=4, check=False,
                        limits=request.limits)
 

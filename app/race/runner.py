@@ -232,6 +232,11 @@ class Race:
         return side in self.streamers
 
     @property
+    def kept_at(self) -> float | None:
+        """When the kept plain run this race used was recorded (seconds since the epoch); None: plain ran now."""
+        return self.kept.recorded_at if self.kept is not None else None
+
+    @property
     def done(self) -> bool:
         """Whether the reader has seen both sides end."""
         return all(r.done for r in self.records.values())
@@ -248,7 +253,7 @@ class Race:
             sides[side] = SideSnapshot(tuple(rec.tokens[:n]), tuple(rec.rounds), tuple(rec.token_times[:n]), rec.ttft,
                                        rec.seconds, rec.error, rec.done, rec.stopped, self.side_started(side),
                                        self.elapsed(side))
-        return RaceSnapshot(self.sequential, sides, self.kept.recorded_at if self.kept is not None else None)
+        return RaceSnapshot(self.sequential, sides, self.kept_at)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the workers; True when all have ended."""
@@ -348,6 +353,6 @@ class Race:
             errors={s: r.error for s, r in self.records.items() if r.error},
             stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side,
             dtype=getattr(getattr(self.setup, "target", None), "dtype", None),
-            baseline_kept_at=self.kept.recorded_at if self.kept is not None else None)
+            baseline_kept_at=self.kept_at)
         result.why = explain(result, result.knobs, self.verify_cost)
         return result

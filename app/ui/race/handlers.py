@@ -231,8 +231,8 @@ class RaceHandlers:
 
         yield {**frame(), **self.hardware(session)}
         result = yield from run_streaming(run.run, frame, TICK, "race-reader")
-        while live.ghost_left() > 0 and not session.cancel.is_set() and not result.errors:
-            time.sleep(min(TICK, live.ghost_left()))  # the plain run is still replaying: the race is not over
+        while (left := live.ghost_left()) > 0 and not session.cancel.is_set() and not result.errors:
+            time.sleep(min(TICK, left))  # the plain run is still replaying: the race is not over
             yield frame()
         return live, result
 
