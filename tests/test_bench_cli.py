@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import app.bench.runner as runner_module
-import app.cli.bench as cli_bench
+import app.core.requests as core_requests
 from app.bench.compare import compare_lines
 from app.bench.results import BenchResult, load_results
 from app.cli import main
@@ -39,7 +39,7 @@ def cli_run(tiny, tmp_path_factory):
                .with_overrides({"id": "tiny-lookup"})}
     cache = ModelCache()
     mp = pytest.MonkeyPatch()
-    mp.setattr(cli_bench, "get_preset", lambda i: presets[i] if i in presets else get_preset(i))
+    mp.setattr(core_requests, "get_preset", lambda i: presets[i] if i in presets else get_preset(i))
     real = runner_module.PresetRacer
     mp.setattr(runner_module, "PresetRacer", lambda limits, seed, progress: real(limits, seed, progress, cache=cache))
     out, err = io.StringIO(), io.StringIO()
@@ -142,7 +142,7 @@ def test_ctrl_c_keeps_the_finished_races(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("argv, needle", [
     (["--suite", "{bad}"], "line 2: needs a non-empty 'prompt'"),
     (["--presets", "nope"], "Unknown preset 'nope'"),
-    (["--presets", ","], "--presets needs at least one preset id"),
+    (["--presets", ","], "Choose at least one preset"),
     (["--limit", "0"], "argument --limit: must be between 1"),
     (["--max-new-tokens", "0"], "--max-new-tokens"),
     (["--sweep", "prompt_lookup_num_tokens=1..3", "--presets", "offline-early-exit"], "layerskip method, which does not"),

@@ -49,6 +49,12 @@ def test_calculator_json(run):
     assert plan["mode"] == "calculator" and plan["verdict"]["alpha_exceeds_c"]
 
 
+def test_free_drafting_is_a_cost_ratio_of_zero_as_on_the_page(run):
+    code, out, err = run("--alpha", "0.5", "--c", "0", "--json")
+    assert code == 0, err
+    assert json.loads(out)["c"] == 0
+
+
 def test_calculator_human_and_csv(run, tmp_path):
     path = tmp_path / "plan.csv"
     code, out, err = run("--alpha", "0.7", "--c", "0.2", "--csv", str(path), "--gpu-price", "L4=0.8",
@@ -74,8 +80,8 @@ def test_calculator_with_models_reads_only_configs(run, tiny):
 @pytest.mark.parametrize("argv,needle", [
     (["--alpha", "1.5", "--c", "0.1"], "--alpha must be between 0 and 1"),
     (["--alpha", "-0.1", "--c", "0.1"], "--alpha must be between 0 and 1"),
-    (["--alpha", "0.5", "--c", "0"], "--c must be a cost ratio above 0"),
-    (["--alpha", "0.5", "--c", "-2"], "--c must be a cost ratio above 0"),
+    (["--alpha", "0.5", "--c", "-2"], "--c must be between 0 and 1000"),
+    (["--alpha", "0.5", "--c", "0.1", "--hours-per-month", "800"], "--hours-per-month must be in (0, 744]"),
     (["--alpha", "0.5", "--c", "nan"], "--c must be"),
     (["--alpha", "0.5"], "Give both --alpha and --c"),
     ([], "Say what to plan"),

@@ -15,7 +15,8 @@ import pytest
 
 from app.bench.results import BenchResult
 from app.bench.runner import BenchProgress
-from app.ui.bench.handlers import MAX_PAGE_RACES, BenchState
+from app.core.requests import Limits
+from app.ui.bench.handlers import BenchState
 from app.ui.bench.render import EMPTY, leaderboard_html, progress_html, runs_html
 from conftest import by_elem_id
 from test_bench import ROUNDS, fake_result
@@ -115,10 +116,10 @@ def test_stop_keeps_the_finished_races(built, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("change, needle", [
-    (dict(presets=[]), "Tick at least one preset"),
-    (dict(categories=[]), "Tick at least one category"),
+    (dict(presets=[]), "Choose at least one preset"),
+    (dict(categories=[]), "Choose at least one category"),
     (dict(categories=["poetry"]), "unknown category poetry"),
-    (dict(max_new_tokens=100000), "Max new tokens must be a whole number from 1 to 512"),
+    (dict(max_new_tokens=100000), "Max new tokens must be between 1 and 512"),
     (dict(repeats=2.5), "Repeats must be a whole number"),
     (dict(split="tune", limit=1, file=None, categories=["qa"], presets=["offline-prompt-lookup", "offline-uad"]), None),
 ])
@@ -137,11 +138,11 @@ def test_bad_inputs_are_one_line_and_nothing_runs(tab, tmp_path, change, needle)
 def test_too_many_races_for_the_page(tab):
     frames = [named(tab, f) for f in tab.handlers.run(BenchState(), ["offline-prompt-lookup", "offline-uad",
                                                                       "offline-early-exit"], None, None, "all", 20, 5, 16)]
-    assert "Tick at least one category" in frames[0]["status"]
+    assert "Choose at least one category" in frames[0]["status"]
     cats = ["multi-turn", "translation", "summarisation", "qa", "maths", "rag", "code-editing"]
     frames = [named(tab, f) for f in tab.handlers.run(BenchState(), ["offline-prompt-lookup", "offline-uad"], None, cats,
                                                       "all", 20, 5, 16)]
-    assert f"at most {MAX_PAGE_RACES} at once" in frames[0]["status"] and "700 races" in frames[0]["status"]
+    assert f"at most {Limits().bench_races} at once" in frames[0]["status"] and "700 races" in frames[0]["status"]
 
 
 def test_uploading_a_suite_offers_its_categories_or_names_the_bad_line(tab, tmp_path):

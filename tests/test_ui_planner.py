@@ -14,11 +14,12 @@ import pytest
 
 from app.core.requests import Limits
 from app.planner.plan import PlanOptions, plan_from_numbers
+from app.planner.request import parse_prices, plan_options
 from app.ui.config import UIConfig
 from app.ui.html import status_html
 from app.ui.page import build_app
 from app.ui.exports import export_dir
-from app.ui.planner.handlers import PlanState, export_plan, parse_prices, plan_options
+from app.ui.planner.handlers import PlanState, export_plan
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
                                    progress_html, table_html)
 from conftest import by_elem_id, make_preset
@@ -97,9 +98,9 @@ def test_bad_alpha_gives_a_clear_message(built, monkeypatch):
     handlers = built.planner.handlers
     out = named(built.planner, handlers.plan_calculate(1.5, 0.05, "", 720))
     assert list(out) == ["status"]  # nothing else changes
-    assert "alpha must be an acceptance rate between 0 and 1" in out["status"] and "Traceback" not in out["status"]
+    assert "alpha must be between 0 and 1" in out["status"] and "Traceback" not in out["status"]
     assert warnings and "1.5" in warnings[0]
-    assert "Enter both alpha" in named(built.planner, handlers.plan_calculate(None, 0.05, "", 720))["status"]
+    assert "Give both alpha" in named(built.planner, handlers.plan_calculate(None, 0.05, "", 720))["status"]
     assert "alpha must be a number" in named(built.planner, handlers.plan_calculate("abc", 0.05, "", 720))["status"]
     assert "NAME=DOLLARS_PER_HOUR" in named(built.planner, handlers.plan_calculate(0.8, 0.05, "A10 costs a lot", 720))["status"]
 
@@ -117,7 +118,7 @@ def test_options_parse_and_reject():
                          ((24, 4096, "fp8", "", 720), "dtype"), ((24, 4096, "bfloat16", "", -1), "Hours")]:
         with pytest.raises(Exception, match=needle):
             plan_options(*args)
-    with pytest.raises(Exception, match="cap of 64"):
+    with pytest.raises(Exception, match="between 1 and 64"):
         plan_options(24, 4096, "bfloat16", "", 720, 100, Limits(max_new_tokens=64))
 
 

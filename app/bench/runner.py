@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from ..core.errors import ArenaError
+from ..core.knobs import REQUEST
 from ..core.presets import Preset
 from ..core.requests import WARMUP_TOKENS, Limits, RaceRequest, apply_overrides, race_tokens
 from ..race.methods import get_method
+from .request import BENCH_NUMBERS, BenchPlan
 from .stats import make_row
 from .suite import SuitePrompt
-from .sweep import Sweep, variants
+from .sweep import variants
 
 #: (preset, prompt text, stop event) -> a finished app.race.result.RaceResult.
 RaceFn = Callable[[Preset, str, threading.Event], Any]
@@ -80,30 +82,13 @@ class BenchProgress:
         return self.done / self.total if self.total else 1.0
 
 
-@dataclass
-class BenchPlan:
-    """What to run. presets: with their overrides applied; repeats: races per prompt (>= 1); warm_up: one short
-    race per preset before timing; max_new_tokens: set on every preset when given."""
-
-    presets: Sequence[Preset]
-    prompts: Sequence[SuitePrompt]
-    repeats: int = 1
-    max_new_tokens: int | None = None
-    sweep: Sweep | None = None
-    warm_up: bool = True
-    suite_name: str = "builtin"
-    split: str = "all"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 def check_plan(plan: BenchPlan) -> list[tuple[Preset, list[tuple[int | None, Preset]]]]:
     """Each preset (max_new_tokens applied) with its sweep variants; ArenaError for a bad plan, before any load."""
     if not plan.presets:
         raise ArenaError("Choose at least one preset to benchmark.")
     if not plan.prompts:
         raise ArenaError("The benchmark has no prompts: check the suite, categories and split.")
-    if isinstance(plan.repeats, bool) or not isinstance(plan.repeats, int) or not 1 <= plan.repeats <= 100:
-        raise ArenaError(f"repeats must be a whole number between 1 and 100; got {plan.repeats!r}")
+    BENCH_NUMBERS["repeats"].require(plan.repeats, REQUEST)
     ids = [p.id for p in plan.presets]
     if len(set(ids)) != len(ids):
         raise ArenaError(f"A preset is listed twice: {', '.join(ids)}")

@@ -17,25 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ArenaError
-from ..core.presets import get_preset
+from ..bench.request import BENCH_NUMBERS, bench_plan
+from ..core.knobs import FLAG
 from ..core.requests import Limits
 from .common import add_knob_flags, progress_logger
 
 DEFAULT_PRESETS = "offline-prompt-lookup,offline-early-exit,offline-uad"
 BAR_WIDTH = 24
-
-
-def _count(low: int, high: int, what: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number ({what}); got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be between {low} and {high} ({what}); got {value}")
-        return value
-    return parse
+LIMIT, REPEATS = BENCH_NUMBERS["limit"], BENCH_NUMBERS["repeats"]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -45,8 +34,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "(default: the built-in suite, assets/suites/builtin.jsonl)")
     p.add_argument("--categories", help="comma-separated categories to keep (default: all)")
     p.add_argument("--split", choices=("all", "tune", "test"), default="all", help="prompts of this split (default all)")
-    p.add_argument("--limit", type=_count(1, 100_000, "prompts per category"), help="at most N prompts per category")
-    p.add_argument("--repeats", type=_count(1, 100, "races per prompt"), default=1, help="races per prompt (default 1)")
+    p.add_argument("--limit", type=LIMIT.parse_flag, metavar="N", help=f"{LIMIT.help} ({LIMIT.bounds_text()})")
+    p.add_argument("--repeats", type=REPEATS.parse_flag, metavar="N", default=1,
+                   help=f"{REPEATS.help} ({REPEATS.bounds_text()}; default 1)")
     add_knob_flags(p, ("max_new_tokens",), max_new_tokens="tokens per race (default: each preset's)")
     p.add_argument("--sweep", metavar="KNOB=LO..HI", help="race every integer value of one method knob, e.g. "
                    "prompt_lookup_num_tokens=1..12, next to the planner's prediction")
@@ -61,19 +51,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def plan_from_args(args: argparse.Namespace) -> Any:
     """The BenchPlan the flags ask for; ArenaError for a bad flag, an unknown preset or category, a bad suite."""
-    from ..bench.runner import BenchPlan
-    from ..bench.suite import load_suite, select
+    from ..bench.suite import load_suite
     from ..bench.sweep import parse_sweep
 
-    ids = [x.strip() for x in (args.presets or "").split(",") if x.strip()]
-    if not ids:
-        raise ArenaError("--presets needs at least one preset id (see `python -m app presets`)")
-    presets = [get_preset(i) for i in ids]
-    suite = load_suite(args.suite)
-    categories = [c for c in (args.categories or "").split(",") if c.strip()]
-    prompts = select(suite, categories, args.split, args.limit)
-    return BenchPlan(presets, prompts, args.repeats, args.max_new_tokens, parse_sweep(args.sweep) if args.sweep else None,
-                     not args.no_warm_up, args.suite.name if args.suite else "builtin", args.split)
+    categories = [c for c in (args.categories or "").split(",") if c.strip()] or None
+    return bench_plan((args.presets or "").split(","), load_suite(args.suite), categories, args.split, args.limit,
+                      args.repeats, args.max_new_tokens, Limits.operator(), FLAG,
+                      sweep=parse_sweep(args.sweep) if args.sweep else None, warm_up=not args.no_warm_up,
+                      suite_name=args.suite.name if args.suite else "builtin")
 
 
 def command_text(args: argparse.Namespace) -> str:

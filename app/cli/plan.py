@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,9 @@ from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.presets import METHOD_IDS, Preset, get_preset
 from ..core.requests import PROMPT_SEPARATOR, Limits, apply_overrides, read_text_file, split_prompts
-from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
-from ..core.theory import MAX_C
+from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
 from ..planner.memory import DTYPE_BYTES
+from ..planner.request import PLAN_NUMBERS, calculator_numbers, plan_options, plan_prompts
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
                               predicted_text, saving_text)
 from .common import add_knob_flags, progress_logger
@@ -40,7 +39,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    assistant_early_exit="exit layer for --method layerskip",
                    prompt_lookup_num_tokens="draft length for --method prompt-lookup")
     what.add_argument("--alpha", type=float, help="acceptance rate in [0, 1]: skip measuring (calculator)")
-    what.add_argument("--c", type=float, help="cost ratio > 0, draft step / target step: skip measuring")
+    what.add_argument("--c", type=float, help="cost ratio >= 0, draft step / target step: skip measuring")
     what.add_argument("--speedup", type=float, help="calculator: also price this measured speedup")
     run = p.add_argument_group("measuring")
     run.add_argument("--prompts", type=Path,
@@ -82,26 +81,6 @@ def read_prompts(args: argparse.Namespace) -> list[str]:
     return prompts
 
 
-def _check_numbers(args: argparse.Namespace) -> None:
-    def need(ok: bool, message: str) -> None:
-        if not ok:
-            raise ArenaError(message)
-
-    if (args.alpha is None) != (args.c is None):
-        raise ArenaError("Give both --alpha and --c for the calculator (or neither, to measure them).")
-    if args.alpha is not None:
-        need(math.isfinite(args.alpha) and 0.0 <= args.alpha <= 1.0, f"--alpha must be between 0 and 1; got {args.alpha}.")
-        need(math.isfinite(args.c) and 0 < args.c <= MAX_C,
-             f"--c must be a cost ratio above 0 and at most {MAX_C:g} (draft step / target step); got {args.c}.")
-    if args.speedup is not None:
-        need(math.isfinite(args.speedup) and args.speedup > 0, f"--speedup must be above 0; got {args.speedup}.")
-    need(args.repeats >= 1 and args.steps >= 1, "--repeats and --steps must be at least 1.")
-    need(args.threads is None or args.threads >= 1, f"--threads must be at least 1; got {args.threads}.")
-    need(args.context >= 1, f"--context must be at least 1 token; got {args.context}.")
-    need(math.isfinite(args.gpu_memory) and args.gpu_memory > 0, f"--gpu-memory must be above 0 GB; got {args.gpu_memory}.")
-    need(math.isfinite(args.hours_per_month) and args.hours_per_month > 0, "--hours-per-month must be above 0.")
-
-
 def preset_from_args(args: argparse.Namespace) -> Preset:
     """The preset to measure: --preset with overrides, or one built from --target/--assistant."""
     changes: dict[str, Any] = {k: getattr(args, k) for k in ("target", "assistant", "method", "assistant_early_exit",
@@ -129,31 +108,32 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     return apply_overrides(base, changes, FLAG)
 
 
-def _calculator(args: argparse.Namespace, options: Any) -> dict:
+def _calculator(args: argparse.Namespace, numbers: tuple[float, float], options: Any) -> dict:
     """--alpha/--c: the calculator, plus memory from configs when models are named (nothing loaded)."""
     from ..planner.plan import calculator_plan
 
-    return calculator_plan(args.alpha, args.c, options, args.speedup, args.preset, args.target, args.assistant,
-                           args.method, allow_local=options.limits.allow_local)
+    return calculator_plan(*numbers, options, PLAN_NUMBERS["speedup"].check(args.speedup, FLAG), args.preset,
+                           args.target, args.assistant, args.method, allow_local=options.limits.allow_local)
 
 
 def build_plan(args: argparse.Namespace) -> dict:
-    """The plan dict for parsed arguments (calculator or measured)."""
-    from ..planner.plan import PlanOptions, plan_for_preset
+    """The plan dict for parsed arguments (calculator or measured), checked by the planner's request builder."""
+    from ..planner.plan import plan_for_preset
 
-    _check_numbers(args)
-    gpus = tuple(parse_gpu_price(g) for g in args.gpu_price) if args.gpu_price else DEFAULT_GPUS
-    options = PlanOptions(dtype=args.dtype, context_tokens=args.context, gpu_memory_gb=args.gpu_memory, gpus=gpus,
-                          hours_per_month=args.hours_per_month, max_new_tokens=args.max_new_tokens,
-                          repeats=args.repeats, steps=args.steps, check=not args.no_check, limits=Limits.operator())
-    if args.alpha is not None:
-        return _calculator(args, options)
+    numbers = calculator_numbers(args.alpha, args.c, FLAG, needed=False)
+    threads = PLAN_NUMBERS["threads"].check(args.threads, FLAG)
+    options = plan_options(args.gpu_memory, args.context, args.dtype, args.gpu_price, args.hours_per_month,
+                           args.max_new_tokens, Limits.operator(), FLAG, repeats=args.repeats, steps=args.steps,
+                           check=not args.no_check)
+    if numbers is not None:
+        return _calculator(args, numbers, options)
     preset = preset_from_args(args)
-    if args.threads:
+    prompts = plan_prompts(read_prompts(args), preset, options.limits)
+    if threads:
         import torch
 
-        torch.set_num_threads(args.threads)
-    return plan_for_preset(preset, read_prompts(args) or None, options, progress=progress_logger)
+        torch.set_num_threads(threads)
+    return plan_for_preset(preset, prompts, options, progress=progress_logger)
 
 
 def _human(plan: dict, out: Any = None) -> None:

@@ -39,6 +39,11 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[:limit - 15]}... ({len(str(value))} characters)"
 
 
+def blank(value: Any) -> bool:
+    """None or blank text: a value that was not given."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def _num(x: float) -> str:
     """A bound or value in a message: whole numbers exactly, others as %g."""
     if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 2 ** 63):
@@ -50,25 +55,28 @@ def _num(x: float) -> str:
 class Origin:
     """Where a value came from, for error messages.
 
-    kind: "preset" (a YAML file: `name` is the file), "flag" (the command line) or "request"
-    (the web page or the API).
+    kind: "preset" (a YAML file: `name` is the file), "flag" (the command line), "request" (the web page or the
+    API, naming the parameter) or "form" (the planner's and the benchmark's fields, named by their page labels).
     """
 
     kind: str
     name: str = ""
 
-    def blame(self, knob: str, problem: str) -> ArenaError:
-        """An error that names the value's origin and the problem."""
+    def blame(self, knob: str, problem: str, label: str = "") -> ArenaError:
+        """An error that names the value's origin and the problem (`label`: the field's name on the page)."""
         if self.kind == "preset":
             return ArenaError(f"{self.name}: field '{knob}' {problem}")
         if self.kind == "flag":
             return ArenaError(f"--{knob.replace('_', '-')} {problem}")
+        if self.kind == "form":
+            return ArenaError(f"{label or knob} {problem}")
         return ArenaError(f"{self.name or 'request'}: {knob} {problem}")
 
 
 PRESET_FILE = Origin("preset", "preset")
 FLAG = Origin("flag")
 REQUEST = Origin("request", "request")
+FORM = Origin("form")
 
 
 @dataclass(frozen=True)
@@ -106,12 +114,12 @@ class Knob:
         return {"int": int, "float": float, "choice": str}[self.kind]
 
     def bounds_text(self) -> str:
-        """'between 1 and 64', 'in [0, 1)', 'one of constant, heuristic'."""
+        """'between 1 and 64', 'at least 1', 'above 0', 'in [0, 1)', 'one of constant, heuristic'."""
         if self.kind == "choice":
             return f"one of {', '.join(self.choices)}"
-        if self.kind == "int" and not (self.low_open or self.high_open):
-            if self.high is None:
-                return f"at least {_num(self.low)}"
+        if self.high is None:
+            return f"{'above' if self.low_open else 'at least'} {_num(self.low)}"
+        if not (self.low_open or self.high_open):
             return f"between {_num(self.low)} and {_num(self.high)}"
         left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
         return f"in {left}{_num(self.low)}, {_num(self.high)}{right}"
@@ -125,18 +133,18 @@ class Knob:
         """`value` as this knob's type (numbers given as text are parsed); an error names `origin`."""
         if self.kind == "choice":
             if not isinstance(value, str):
-                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {shown(value)}")
+                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {shown(value)}", self.label)
             return value.strip()
         if isinstance(value, bool):
-            raise origin.blame(self.name, f"must be a number, got {shown(value)}")
+            raise origin.blame(self.name, f"must be a number, got {shown(value)}", self.label)
         if self.kind == "int":
             return self._whole(value, origin)
         try:
             out = float(value.strip() if isinstance(value, str) else value)
         except (TypeError, ValueError, OverflowError):
-            raise origin.blame(self.name, f"must be a number, got {shown(value)}") from None
+            raise origin.blame(self.name, f"must be a number, got {shown(value)}", self.label) from None
         if not math.isfinite(out):
-            raise origin.blame(self.name, f"must be a finite number, got {shown(value)}")
+            raise origin.blame(self.name, f"must be a finite number, got {shown(value)}", self.label)
         return out
 
     def _whole(self, value: Any, origin: Origin) -> int:
@@ -149,7 +157,7 @@ class Knob:
                 return int(value.strip())
             except ValueError:
                 pass
-        raise origin.blame(self.name, f"must be a whole number, got {shown(value)}")
+        raise origin.blame(self.name, f"must be a whole number, got {shown(value)}", self.label)
 
     def check(self, value: Any, origin: Origin) -> Any:
         """The coerced, range-checked value (None passes: 'not set')."""
@@ -158,12 +166,18 @@ class Knob:
         out = self.coerce(value, origin)
         if self.kind == "choice":
             if out not in self.choices:
-                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {shown(out)}")
+                raise origin.blame(self.name, f"must be {self.bounds_text()}; got {shown(out)}", self.label)
             return out
         if not self._in_bounds(out):
             hint = f" {self.hint}" if self.hint else ""
-            raise origin.blame(self.name, f"must be {self.bounds_text()}{hint}; got {_num(out)}")
+            raise origin.blame(self.name, f"must be {self.bounds_text()}{hint}; got {_num(out)}", self.label)
         return out
+
+    def require(self, value: Any, origin: Origin) -> Any:
+        """:meth:`check` for a value that must be given: None or blank text is an error too."""
+        if blank(value):
+            raise origin.blame(self.name, f"must be given ({self.bounds_text()})", self.label)
+        return self.check(value, origin)
 
     def parse_flag(self, text: str) -> Any:
         """argparse ``type=``: the checked value, or ArgumentTypeError with the bound."""

@@ -8,12 +8,12 @@ Prompt files are read here too, with a byte cap applied before reading.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import ArenaError
-from .knobs import KNOB_TABLE, REQUEST, Origin, shown
+from .knobs import KNOB_TABLE, REQUEST, Origin, blank, shown
 from .presets import Preset, get_preset
 from .sources import MAX_ID_CHARS, refuse_local_path
 
@@ -43,6 +43,7 @@ class Limits:
     max_prompt_tokens / max_new_tokens: per race (tokens); allow_local: local folders as model ids;
     trust_remote_code: run code from model repositories; work_tokens: tokens one request may generate over all
     its races (None: no limit); max_model_bytes: the largest hub model downloaded, from the hub's file sizes
+    (None: no limit); plan_prompts / bench_races: the most prompts one plan measures, races one benchmark runs
     (None: no limit).
     """
 
@@ -52,12 +53,14 @@ class Limits:
     trust_remote_code: bool = False
     work_tokens: int | None = PUBLIC_WORK_TOKENS
     max_model_bytes: int | None = None
+    plan_prompts: int | None = 8
+    bench_races: int | None = 300
 
     @classmethod
     def operator(cls) -> "Limits":
         """The command line's limits: the person at the keyboard owns the machine (local folders, no work budget)."""
         return cls(max_prompt_tokens=32_768, max_new_tokens=int(KNOB_TABLE["max_new_tokens"].high), allow_local=True,
-                   work_tokens=None)
+                   work_tokens=None, plan_prompts=None, bench_races=None)
 
     def check_work(self, tokens: int, what: str, fewer: str) -> None:
         """ArenaError when `what` would generate more than `work_tokens` tokens; `fewer` says what to ask for less of."""
@@ -81,10 +84,6 @@ class RaceRequest:
         return (self.preset, self.prompt, self.seed)
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
 def apply_overrides(base: Preset, changes: dict[str, Any], origin: Origin = REQUEST) -> Preset:
     """`base` with `changes` applied and checked.
 
@@ -97,7 +96,7 @@ def apply_overrides(base: Preset, changes: dict[str, Any], origin: Origin = REQU
         if name not in changes:
             continue
         value = changes.pop(name)
-        if _blank(value):
+        if blank(value):
             continue
         value = check_model_id(value, name, origin)
         if value.strip() != (getattr(base, name) or ""):
@@ -131,7 +130,13 @@ def check_prompt_text(prompt: Any, origin: Origin = REQUEST) -> Any:
 
 def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
     """A seed within 0..2**63-1 (None or blank: random)."""
-    return None if _blank(seed) else KNOB_TABLE["seed"].check(seed, origin)
+    return None if blank(seed) else KNOB_TABLE["seed"].check(seed, origin)
+
+
+def check_new_tokens(value: Any, limits: Limits, origin: Origin = REQUEST) -> int | None:
+    """A max_new_tokens value within 1..`limits.max_new_tokens` (None or blank: not set, the preset's)."""
+    cap = replace(KNOB_TABLE["max_new_tokens"], high=limits.max_new_tokens)
+    return None if blank(value) else cap.check(value, origin)
 
 
 def build_preset(preset_id: Any, changes: dict[str, Any], limits: Limits, origin: Origin = REQUEST) -> Preset:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..race.methods import METHODS
+
 
 def vocabulary_check(target_tok: Any, drafter_tok: Any) -> dict[str, Any]:
     """Whether two tokenizers have identical vocabularies (token -> id), as the article's assert checks."""
@@ -64,12 +66,12 @@ def _hardware(facts: dict, mem: dict) -> list[str]:
 
 def _lookup(facts: dict, method: str | None, alpha: float | None) -> list[str]:
     lookup = facts.get("lookup") or {}
-    out = []
-    if lookup.get("value") is not None and method != "prompt-lookup" and lookup["value"] >= 0.3:
+    out, copies = [], method in METHODS and METHODS[method].drafts_from_prompt
+    if lookup.get("value") is not None and not copies and lookup["value"] >= 0.3:
         out.append(f"The target's output copies the prompt (prompt lookup would match {lookup['value']:.0%} of its "
                    "tokens): for summaries, translation and code edits try prompt-lookup first, "
                    "prompt_lookup_num_tokens about 5 - no second model, c close to 0.")
-    if method == "prompt-lookup" and alpha is not None and alpha < 0.2:
+    if copies and alpha is not None and alpha < 0.2:
         out.append(f"Only {alpha:.0%} of the output is found in the prompt: prompt lookup cannot help these prompts; "
                    "use a drafter.")
     return out

@@ -30,10 +30,10 @@ from ..core.errors import ArenaError
 from ..core.presets import Preset
 from ..core.requests import Limits
 from ..race.hooks import private_view
+from ..race.methods import METHODS
 from ..race.prepare import RaceSetup, generate_call, prepare
 
-KIND_BY_METHOD = {"drafter": "drafter", "ensemble": "drafter", "uad": "uad", "layerskip": "early-exit",
-                  "prompt-lookup": "lookup"}
+KIND_BY_METHOD = {m.id: m.plan_kind for m in METHODS.values() if m.plan_kind}
 Progress = Callable[[str], None]
 HOW = {"drafter": "drafter top-1 on the target's greedy text (teacher forcing)",
        "early-exit": "top-1 of the first {exit} layers on the target's greedy text",
@@ -97,7 +97,7 @@ class ObservedAlpha:
 def method_kind(method: str) -> str:
     """'drafter' | 'uad' | 'early-exit' | 'lookup' for a method id; ArenaError for methods not measurable here."""
     if method not in KIND_BY_METHOD:
-        raise ArenaError(f"The planner measures drafter, ensemble, uad, layerskip and prompt-lookup presets; "
+        raise ArenaError(f"The planner measures {', '.join(KIND_BY_METHOD)} presets; "
                          f"'{method}' drafts from the target's own hidden states, so use the calculator "
                          "(--alpha A --c C) with alpha from a race.")
     return KIND_BY_METHOD[method]

@@ -64,6 +64,8 @@ class Method:
     drafts_from_prompt: ClassVar[bool] = False
     #: How much slower than a small same-family pair a race of this method runs on a GPU (the ZeroGPU estimate).
     gpu_time_factor: ClassVar[float] = 1.0
+    #: How the planner measures alpha and c for it: "drafter", "uad", "early-exit", "lookup" (None: it cannot).
+    plan_kind: ClassVar[str | None] = None
 
     def check_preset(self, preset: Preset) -> None:
         """Checks that need no model: assistant presence, knobs that belong to the method."""
@@ -130,6 +132,7 @@ class SameVocabularyDrafter(Method):
 
 class Drafter(SameVocabularyDrafter):
     id = "drafter"
+    plan_kind = "drafter"
     title = "Separate drafter"
     summary = "A small model of the same family drafts k tokens; the target verifies them in one pass."
     needs_assistant = True
@@ -138,6 +141,7 @@ class Drafter(SameVocabularyDrafter):
 
 class Ensemble(SameVocabularyDrafter):
     id = "ensemble"
+    plan_kind = "drafter"
     title = "Ensemble verification"
     summary = "Verifies against a blend of target and drafter probabilities: faster, but lossy by design."
     lossless = False
@@ -148,6 +152,7 @@ class Ensemble(SameVocabularyDrafter):
 
 class PromptLookup(Method):
     id = "prompt-lookup"
+    plan_kind = "lookup"
     drafts_from_prompt = True
     title = "Prompt lookup"
     summary = "Drafts by copying the continuation of a matching n-gram from the prompt: no second model."
@@ -167,6 +172,7 @@ class PromptLookup(Method):
 
 class LayerSkip(Method):
     id = "layerskip"
+    plan_kind = "early-exit"
     self_drafting = True
     title = "LayerSkip early exit"
     summary = "The target drafts with its own first layers, then verifies with all of them."
@@ -239,6 +245,7 @@ class GemmaDrafter(Method):
 
 class UniversalAssisted(Method):
     id = "uad"
+    plan_kind = "uad"
     gpu_time_factor = 2.0  # re-tokenizes every round
     title = "Universal assisted decoding"
     summary = "A drafter with a different tokenizer: drafts are re-tokenized into the target's vocabulary."

@@ -18,10 +18,10 @@ import gradio as gr
 
 from ...bench.report import bench_result, write_all
 from ...bench.results import BenchResult
-from ...bench.runner import Bench, BenchPlan, BenchProgress, PresetRacer
-from ...bench.suite import categories_of, load_suite, select
+from ...bench.request import BenchPlan, bench_plan
+from ...bench.runner import Bench, BenchProgress, PresetRacer
+from ...bench.suite import categories_of, load_suite
 from ...core.errors import ArenaError
-from ...core.requests import build_preset
 from ..config import UIConfig
 from ..exports import unique_stem
 from ..html import status_html, unexpected_error_text
@@ -31,8 +31,7 @@ from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_htm
 log = logging.getLogger("app.ui")
 
 TICK = 0.5  # seconds between two frames while the benchmark runs
-#: The most races one Run may start from the page (the command line has no such cap).
-MAX_PAGE_RACES = 300
+
 
 class BenchState:
     """Per-browser-session state: the running Bench (for Stop) and its latest progress."""
@@ -43,16 +42,6 @@ class BenchState:
 
     def __deepcopy__(self, memo: dict) -> "BenchState":  # gr.State deep-copies its value per session
         return BenchState()
-
-
-def _whole(value: Any, name: str, low: int, high: int) -> int:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ArenaError(f"{name} must be a whole number; got {value!r}.") from None
-    if number != int(number) or not low <= number <= high:
-        raise ArenaError(f"{name} must be a whole number from {low} to {high}; got {value}.")
-    return int(number)
 
 
 def _upload(file: Any) -> tuple[str | None, str | None]:
@@ -90,23 +79,10 @@ class BenchHandlers:
 
     def plan(self, presets: Any, file: Any, categories: Any, split: Any, limit: Any, repeats: Any,
              max_new_tokens: Any) -> BenchPlan:
-        """The plan the inputs ask for; ArenaError with one plain line for anything wrong."""
-        ids = [p for p in (presets or []) if p]
-        if not ids:
-            raise ArenaError("Tick at least one preset to benchmark.")
-        if not categories:
-            raise ArenaError("Tick at least one category.")
-        tokens = _whole(max_new_tokens, "Max new tokens", 1, self.config.max_new_tokens_cap)
+        """The plan the inputs ask for, built under the server's limits; ArenaError with one plain line."""
         suite, name = suite_of(file)
-        prompts = select(suite, list(categories), str(split or "all"), _whole(limit, "Prompts per category", 1, 1000))
-        presets = [build_preset(i, {}, self.config.limits) for i in ids]
-        plan = BenchPlan(presets, prompts, _whole(repeats, "Repeats", 1, 20), tokens, suite_name=name,
-                         split=str(split or "all"))
-        races = len(ids) * len(prompts) * plan.repeats
-        if races > MAX_PAGE_RACES:
-            raise ArenaError(f"That is {races} races; the page runs at most {MAX_PAGE_RACES} at once: fewer prompts or "
-                             "repeats, or `python -m app bench` for a long run.")
-        return plan
+        return bench_plan(presets or [], suite, list(categories or []), split, limit, repeats, max_new_tokens,
+                          self.config.limits, suite_name=name)
 
     # ----- frames ---------------------------------------------------------------------------------
     def report(self, result: BenchResult) -> dict:

@@ -9,8 +9,6 @@ runtime.
 
 import json
 import logging
-import math
-import re
 import threading
 import time
 from typing import Any, Iterator, Optional
@@ -18,14 +16,12 @@ from typing import Any, Iterator, Optional
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.knobs import REQUEST, shown
 from ...core.presets import Preset, get_preset, load_presets
-from ...core.requests import Limits, build_preset, check_preset_id, check_prompt_text, split_prompts
-from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH, parse_gpu_price
-from ...planner.memory import DTYPE_BYTES
+from ...core.requests import build_preset, check_preset_id
+from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
 from ...planner.plan import PlanOptions, plan_from_numbers
 from ...planner.report import plan_to_csv
-from ...core.theory import MAX_C
+from ...planner.request import calculator_numbers, plan_options, plan_prompts
 from ...race.methods import get_method
 from ..config import UIConfig
 from ..exports import unique_stem
@@ -38,9 +34,6 @@ from .render import (advice_html, check_html, cost_html, headline_html, memory_h
 log = logging.getLogger("app.ui")
 
 DEFAULT_PLAN_PRESET = "offline-uad"
-MAX_PROMPTS = 8
-MAX_GPUS = 20  # GPU prices in one request
-MAX_PRICE = 1_000_000  # dollars per hour
 TICK = 0.5  # seconds between two progress frames while measuring
 
 
@@ -69,71 +62,13 @@ def export_plan(plan: dict) -> tuple:
     return str(json_path), str(csv_path)
 
 
-def parse_prices(text: Optional[str]) -> tuple:
-    """GPU prices, one 'NAME=DOLLARS_PER_HOUR' a line (or ';'-separated); empty: the article's defaults."""
-    if text is not None and not isinstance(text, str):
-        raise ArenaError(f"GPU prices must be text, one NAME=DOLLARS_PER_HOUR a line; got {shown(text)}.")
-    items = [x.strip() for x in re.split(r"[\n;]", text or "") if x.strip()]
-    if len(items) > MAX_GPUS:
-        raise ArenaError(f"{len(items)} GPU prices: give at most {MAX_GPUS}.")
-    prices = tuple(parse_gpu_price(x) for x in items)
-    for gpu in prices:
-        if gpu.dollars_per_hour > MAX_PRICE or len(gpu.name) > 60:
-            raise ArenaError(f"A GPU price must be at most ${MAX_PRICE:,}/h with a name of at most 60 characters; "
-                             f"got {shown(gpu.name)}={gpu.dollars_per_hour:g}.")
-    return prices or DEFAULT_GPUS
-
-
 def default_prices() -> str:
     return "\n".join(f"{g.name}={g.dollars_per_hour:g}" for g in DEFAULT_GPUS)
 
 
-def _number(value: Any, name: str, minimum: float, whole: bool = False, maximum: float = math.inf) -> float:
-    """`value` (a number or its text) within [minimum, maximum]; ArenaError naming `name` otherwise."""
-    try:
-        if isinstance(value, bool) or (isinstance(value, str) and len(value) > 100):
-            raise ValueError(value)
-        x = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ArenaError(f"{name} must be a number; got {shown(value)}.") from None
-    if not math.isfinite(x) or not minimum <= x <= maximum or (whole and x != int(x)):
-        kind = "a whole number" if whole else "a number"
-        upper = f" and at most {maximum:g}" if math.isfinite(maximum) else ""
-        raise ArenaError(f"{name} must be {kind} of at least {minimum:g}{upper}; got {shown(value)}.")
-    return int(x) if whole else x
-
-
-def plan_options(gpu_memory: Any, context: Any, dtype: Any, prices: Any, hours: Any,
-                 max_new_tokens: Any = None, limits: Limits = Limits()) -> PlanOptions:
-    """PlanOptions from the tab's inputs under the server's `limits`; ArenaError with a plain sentence for a bad value."""
-    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
-        raise ArenaError(f"dtype must be one of {', '.join(DTYPE_BYTES)}; got {shown(dtype)}.")
-    n = None
-    if max_new_tokens is not None:
-        n = _number(max_new_tokens, "Max new tokens", 1, whole=True)
-        if n > limits.max_new_tokens:
-            raise ArenaError(f"Max new tokens {n} is above this server's cap of {limits.max_new_tokens}.")
-    return PlanOptions(dtype=dtype, context_tokens=_number(context, "Context length", 1, whole=True, maximum=1e8),
-                       gpu_memory_gb=_number(gpu_memory, "GPU memory (GB)", 0.001, maximum=1e6),
-                       gpus=parse_prices(prices), hours_per_month=_number(hours, "Hours per month", 0.001, maximum=744),
-                       max_new_tokens=n, limits=limits)
-
-
-def read_prompts(text: Optional[str], preset: Preset) -> list:
-    """Prompts one a line (or blocks between '---' lines); none: the preset's example prompts. At most MAX_PROMPTS."""
-    prompts = split_prompts(text or "") or list(preset.example_prompts)
-    if not prompts:
-        raise ArenaError("Give at least one prompt (one per line): this preset has no example prompts.")
-    if len(prompts) > MAX_PROMPTS:
-        raise ArenaError(f"{len(prompts)} prompts: the planner measures at most {MAX_PROMPTS} (each is run several times).")
-    return prompts
-
-
 def calculator(alpha: Any, c: Any, options: PlanOptions) -> dict:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
-    if alpha is None or c is None or alpha == "" or c == "":
-        raise ArenaError("Enter both alpha (acceptance rate, 0-1) and c (draft step / target step, above 0).")
-    plan = plan_from_numbers(_number(alpha, "alpha", 0.0), _number(c, "c", 0.0, maximum=MAX_C), options)
+    plan = plan_from_numbers(*calculator_numbers(alpha, c), options)
     plan["notes"] = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
                      "token is accepted independently with probability alpha."]
     return plan
@@ -192,7 +127,7 @@ class PlannerHandlers:
         try:
             options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens, self.config.limits)
             preset = self.preset_for(preset_id, target, assistant, options)
-            prompt_list = read_prompts(prompts, preset)
+            prompt_list = plan_prompts(prompts, preset, options.limits)
         except ArenaError as exc:
             gr.Warning(str(exc))
             yield self.status(str(exc), "error")
@@ -292,7 +227,7 @@ class PlannerHandlers:
         from ...planner.plan import plan_for_preset
 
         preset = self.preset_for(preset_id, target, assistant, options)
-        prompt_list = read_prompts(check_prompt_text(prompts, REQUEST) or "", preset)
+        prompt_list = plan_prompts(prompts, preset, options.limits)
         cancel = threading.Event()
 
         def progress(message: str) -> None:

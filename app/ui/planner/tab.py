@@ -20,7 +20,7 @@ from .. import gpu
 from ..config import UIConfig
 from ..html import status_html
 from ..race.controls import preset_choices
-from .handlers import DEFAULT_PLAN_PRESET, MAX_PROMPTS, PlannerHandlers, PlanState, calculator, default_prices, prompt_text
+from .handlers import DEFAULT_PLAN_PRESET, PlannerHandlers, PlanState, calculator, default_prices, prompt_text
 from .render import advice_html, check_html, cost_html, headline_html, memory_html, plot_html, table_html
 
 INTRO = ('<div class="plan-intro"><b>Draft planner.</b> Theorem 3.8 (Leviathan et al., 2022): with acceptance '
@@ -87,8 +87,9 @@ class PlannerTab:
                 u.assistant = gr.Textbox("", label="Drafter override", placeholder=first.assistant or "",
                                          elem_id="plan-assistant", info="empty: the preset's",
                                          visible=get_method(first.method).needs_assistant)
+            most = self.config.limits.plan_prompts
             u.prompts = gr.Textbox(prompt_text(self.start), lines=3, max_lines=8, label="Prompts (one per line)",
-                                   elem_id="plan-prompts", info=f"empty: the preset's examples; at most {MAX_PROMPTS}")
+                                   elem_id="plan-prompts", info=f"empty: the preset's examples; at most {most}")
             cap = min(128, self.config.max_new_tokens_cap)
             u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1, label="Max new tokens per prompt",
                                          elem_id="plan-max-new-tokens")
