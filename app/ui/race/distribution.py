@@ -55,10 +55,9 @@ def check_settings(samples: Any, tokens: Any, top_k: Any, values: dict[str, Any]
 def check_seconds(samples: Any = None, tokens: Any = None, *rest: Any) -> int:
     """ZeroGPU seconds a check asks for: a cold load plus every generated token (app/ui/gpu.py's rates)."""
     try:
-        work = check_work_tokens(int(samples or DEFAULT_SAMPLES), int(tokens or DEFAULT_TOKENS))
+        return gpu.work_seconds(check_work_tokens(int(samples or DEFAULT_SAMPLES), int(tokens or DEFAULT_TOKENS)))
     except (TypeError, ValueError):
-        work = check_work_tokens(DEFAULT_SAMPLES, DEFAULT_TOKENS)
-    return int(min(gpu.MAX_SECONDS, max(gpu.MIN_SECONDS, gpu.LOAD_SECONDS + work * gpu.TOKEN_SECONDS)))
+        return gpu.work_seconds(check_work_tokens(DEFAULT_SAMPLES, DEFAULT_TOKENS))
 
 
 class DistributionPanel:
