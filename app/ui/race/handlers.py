@@ -1,12 +1,5 @@
-"""Event functions of the Race tab: the streaming race, stop, toggles, preset changes.
-
-Each returns or yields ``{component: value}`` for the components it changes. The streaming events
-(:meth:`RaceHandlers.race_stream` / :meth:`RaceHandlers.measure_stream`) drive the same engine
-lifecycle as the CLI, :class:`app.race.lifecycle.RaceRun` (prepare, then run, each in a worker thread
-through :func:`app.ui.streaming.run_streaming`), rendering both panes from the race's snapshot every
-:data:`TICK` seconds. Their ``finally`` closes the run (stop and reap) whenever the generator ends early:
-gradio closes it when the browser tab goes away, and GeneratorExit lands in that ``finally``.
-"""
+"""Event functions of the Race tab, each returning or yielding ``{component: value}``: the streaming race (the
+engine's :class:`~app.race.lifecycle.RaceRun`, rendered from its snapshot every :data:`TICK` s), Tune, stop, toggles."""
 
 from __future__ import annotations
 
@@ -76,14 +69,8 @@ def clock_time(epoch: float) -> str:
 
 
 class Live:
-    """What the panes show while a race streams, drawn from the snapshot the race publishes.
-
-    The rate ticks with the clock: tokens so far over the seconds since that side's generate()
-    started (the final figure once it is done), so it moves on every frame, not only on tokens.
-    In a fair (sequential) race the plain side runs first; once the assisted side starts, the plain pane
-    replays its recorded run from zero in step with it (the ghost): token i appears when the assisted side's
-    clock reaches its recorded time, and the replay goes on after the assisted side ends until plain's own end.
-    """
+    """What the panes show while a race streams, drawn from the snapshot the race publishes: rates tick with the
+    clock, and in a fair race the plain pane replays its recorded run in step with assisted (docs/DESIGN.md §1)."""
 
     def __init__(self, run: RaceRun, session: Session):
         self.run, self.request, self.session = run, run.request, session

@@ -1,11 +1,5 @@
-"""The Race tab: built from small section builders, each wiring the events of its own controls.
-
-Layout: the two race panes side by side; the legend and the rejected-drafts toggle; then prompt,
-buttons, status, stats, the per-round chart and the hardware facts on the left, and the settings
-(preset, models, decoding, method knobs) on the right. Components are collected on a
-:class:`RaceUI` namespace that the handlers (:class:`~app.ui.race.handlers.RaceHandlers`) return
-``{component: value}`` for.
-"""
+"""The Race tab: the two panes and the legend, then prompt, buttons and results on the left and settings on the
+right, built by small section builders that each wire their own controls."""
 
 from __future__ import annotations
 
