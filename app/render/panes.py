@@ -1,10 +1,5 @@
-"""The two race panes, their token spans and the legend (docs/DESIGN.md §3), for the Race tab and the replay page.
-
-Every piece of model or user text goes through :func:`app.render.html.esc`. Each token is a span with the classes
-``tok`` and ``tok-<status>``; on a recording it also carries ``data-t`` (seconds from its side's generate() start),
-which the player (:mod:`app.render.player`) reveals it at. Tokens and rounds are
-:class:`app.race.result.Token` and :class:`app.race.result.Round` objects.
-"""
+"""The two race panes, their token spans and the legend (docs/DESIGN.md §3): each token a span with the classes
+``tok tok-<status>``, and on a recording ``data-t`` (seconds from its side's start) for the player."""
 
 from __future__ import annotations
 
@@ -97,12 +92,8 @@ def legend_html(show_rejected: bool = False) -> str:
 
 @dataclass
 class PaneView:
-    """Everything one pane shows.
-
-    side: "baseline" or "assisted". phase: a key of PHASE_LABELS. tokens_per_second: live or final rate (None
-    before the first token). seconds / ttft: wall time of generate() and time to first token, in seconds.
-    times: each token's recorded time (a replay; the pane then carries what the player needs).
-    """
+    """Everything one pane shows. side: "baseline" or "assisted"; phase: a key of PHASE_LABELS; seconds / ttft:
+    generate()'s wall time and time to first token (s); times: each token's recorded time (a replay)."""
 
     side: str
     title: str
