@@ -1,12 +1,5 @@
-"""The replay page: one self-contained HTML file that replays a trace side by side (docs/DESIGN.md §4.3).
-
-Everything is inline (the race's stylesheet, this page's CSS from :mod:`app.replay.assets`, the player's script,
-the race as markup); nothing is loaded from the network, so the file opens from an e-mail or a slide deck with no
-server. The panes, legend, cards and chart are the app's own (:mod:`app.render`), each token a span with its status
-class and ``data-t``; the player reveals each token at that moment times the chosen speed. Both sides start
-together: in a sequential trace they ran one after the other, each timed from its own start. Around the race:
-the recording banner, the player controls, the final figures and the prompt, settings and machine.
-"""
+"""The replay page: one self-contained HTML file that replays a trace side by side with the app's own renderer and
+player, everything inline (docs/DESIGN.md §4.3)."""
 
 from __future__ import annotations
 
