@@ -6,12 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..core.sources import short_name
 from ..race.result import STATUSES, Round, Token, special_label
 from .html import esc
 from .statuses import LEGEND
 
 PHASE_LABELS = {"idle": "ready", "queued": "queued", "loading": "loading", "warmup": "warming up", "waiting": "waiting",
                 "running": "racing", "replay": "replaying its run", "done": "done", "stopped": "stopped", "error": "error"}
+
+
+def subtitles(method_title: str, target: str, assistant: str | None) -> tuple[str, str]:
+    """The two panes' subtitles: what runs on each side."""
+    helper = f" + {short_name(assistant)}" if assistant else ""
+    return f"plain generate() \u00b7 {short_name(target)}", f"{method_title} \u00b7 {short_name(target)}{helper}"
 
 
 def round_of_tokens(tokens: Sequence[Token]) -> list[int]:

@@ -24,9 +24,8 @@ from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
 from ...render.explain import speedup_words, why_html
-from ...render.panes import PaneView, legend_html, pane_html
+from ...render.panes import PaneView, legend_html, pane_html, subtitles
 from .session import Session
-from ...core.sources import short_name
 from ...render.figures import rounds_chart_html, stats_html
 from ...render.machine import hardware_html
 
@@ -55,12 +54,9 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
             "models": models}
 
 
-def subtitles(request: RaceRequest) -> tuple[str, str]:
-    """The two panes' subtitles: what runs on each side."""
+def titles(request: RaceRequest) -> tuple[str, str]:
     p = request.preset
-    target = short_name(p.target)
-    helper = f" + {short_name(p.assistant)}" if p.assistant else ""
-    return f"plain generate() \u00b7 {target}", f"{get_method(p.method).title} \u00b7 {target}{helper}"
+    return subtitles(get_method(p.method).title, p.target, p.assistant)
 
 
 def clock_time(epoch: float) -> str:
@@ -74,7 +70,7 @@ class Live:
 
     def __init__(self, run: RaceRun, session: Session):
         self.run, self.request, self.session = run, run.request, session
-        self.titles = subtitles(run.request)
+        self.titles = titles(run.request)
         self.ghost_zero: float | None = None  # monotonic time at which the assisted side started
         self.replaying = True  # False once the race is over: the plain pane shows its whole run
 
@@ -232,7 +228,7 @@ class RaceHandlers:
             request = request_from_controls(values, self.config.limits)
             run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
             session.lossless = get_method(request.preset.method).lossless
-            for v, sub in zip(views, subtitles(request)):
+            for v, sub in zip(views, titles(request)):
                 v.subtitle = sub
             yield {**self.panes(session, views, status_html("Preparing\u2026")), **self.buttons(True)}
             setup = yield from self._prepare(session, run, views)
