@@ -202,9 +202,8 @@ class RaceHandlers:
     def _run(self, session: Session, run: RaceRun, setup: RaceSetup) -> Iterator:
         """Race in a worker thread (the engine's reader), rendering the panes every TICK; returns the result."""
         live = Live(run, session)
-        note = (FAIR_NOTE if run.sequential else
-                "Racing both sides at once" + (" on shared CPU cores (a show, not a measurement)."
-                                               if not str(setup.device).startswith("cuda") else " (a show, not a measurement)."))
+        shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
+        note = FAIR_NOTE if run.sequential else f"Racing both sides at once{shared} (a show, not a measurement)."
 
         def frame(_: float = 0.0) -> dict:
             snap = run.snapshot()
