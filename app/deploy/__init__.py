@@ -1,8 +1,4 @@
-"""Take a preset to production: the serving command for vLLM, SGLang or llama.cpp (docs/DESIGN.md §4).
-
-No gradio here: the CLI (``python -m app deploy``) and the Race tab's "Take it to production" panel both
-call :func:`deploy`.
-"""
+"""Take a preset to production: the serving command for vLLM, SGLang or llama.cpp (docs/DESIGN.md §4.2, §4.7)."""
 
 from .build import ENGINES, deploy, deploy_all, unsupported_message
 from .spec import Deployment, DraftLength, read_plan

@@ -1,9 +1,5 @@
-"""From a preset to a serving command: pick the engine module, the draft length and the method (or the closest).
-
-Each engine module (:mod:`.vllm`, :mod:`.sglang`, :mod:`.llamacpp`) declares ``BUILDERS`` (preset method ->
-command builder), ``MISSING`` (preset method -> why the engine lacks it and the closest preset method it has),
-``ENGINE_METHODS`` (what the engine calls it), ``TITLE`` and ``CHECKED`` (the sources its flags were read from).
-"""
+"""From a preset to a serving command: the engine module (docs/DESIGN.md §4.7), the draft length and the method
+(or the closest one the engine has)."""
 
 from __future__ import annotations
 

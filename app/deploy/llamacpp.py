@@ -1,15 +1,4 @@
-"""llama.cpp: ``llama-server -m TARGET.gguf --spec-type ... ``.
-
-Flag names checked against ggml-org/llama.cpp ``tools/server/README.md`` (stored version at commit 00dc8057;
-its options table is generated from ``common/arg.cpp`` by llama-gen-docs): ``-m``, ``-md`` (alias of
-``--spec-draft-model``), ``--spec-type`` with the names of ``common/speculative.cpp``
-(``draft-simple``, ``draft-mtp``, ``ngram-simple``, ...), ``--spec-draft-n-max``, ``--spec-draft-n-min``,
-``--spec-ngram-simple-size-n`` and ``--spec-ngram-simple-size-m``. That version says ``--draft-max`` /
-``--draft-min`` / ``--spec-ngram-size-n`` "have been removed"; older builds (docs/speculative.md at commit
-067318e6) still use them. Gemma 4 assistants run as ``draft-mtp`` since PR #23398 ("llama : add Gemma4 MTP");
-the in-tree MTP heads otherwise cover qwen35, qwen35moe, step35, cohere2moe and GLM_DSA (PR #25980), not
-GLM-4.5's glm4moe. Current master refuses a draft model whose vocabulary differs from the target's.
-"""
+"""llama.cpp: ``llama-server -m TARGET.gguf --spec-type ...`` (sources checked: docs/DESIGN.md §4.7)."""
 
 from __future__ import annotations
 

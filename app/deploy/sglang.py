@@ -1,15 +1,5 @@
-"""SGLang: ``python -m sglang.launch_server --model-path MODEL --speculative-algorithm ...``.
-
-Flag names checked against sgl-project/sglang ``python/sglang/srt/server_args.py`` (stored version at commit
-001067ff: ``speculative_algorithm`` with built-ins EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM, DFLASH, DSPARK;
-``speculative_draft_model_path``, ``speculative_num_steps``, ``speculative_eagle_topk``,
-``speculative_num_draft_tokens``, ``speculative_ngram_max_bfs_breadth``; ``model_path``, ``dtype``) and
-``python/sglang/srt/arg_groups/speculative_hook.py`` (commit d9ccf6a7): NEXTN/EAGLE with a
-``Gemma4AssistantForCausalLM`` draft becomes FROZEN_KV_MTP (top-k 1 only); ``Glm4MoeForCausalLM`` targets
-draft from their own NextN layer when no draft path is given; with top-k 1 the draft tokens are forced to
-num_steps + 1; NGRAM sets top-k to the BFS breadth and is CUDA-only. The NGRAM match-window flags in
-docs/advanced_features/speculative_decoding.md are absent from that server_args.py, so they are left unset.
-"""
+"""SGLang: ``python -m sglang.launch_server --model-path MODEL --speculative-algorithm ...`` (sources checked:
+docs/DESIGN.md §4.7)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What every engine command is built from: the served model ids, the draft length and the result type.
-
-A preset names models the way the arena loads them (hub ids, local folders, or ``pypi:<dist>/<file>.gguf``
-for the offline GGUF packages, docs/DESIGN.md §6). Serving engines need a hub id (vLLM, SGLang) or a GGUF
-file (llama.cpp); :func:`served_id` and :func:`gguf_name` translate. The draft length comes from a plan
-written by ``python -m app plan --json`` when one is given (§5.4 best gamma), else from the preset.
-"""
+"""What every engine command is built from: the served model ids, the draft length (a plan's best gamma, else
+the preset's) and the result type."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""vLLM: ``vllm serve MODEL --speculative-config '{json}'``.
-
-Field and method names checked against vllm-project/vllm ``vllm/config/speculative.py`` (stored version at
-commit 002e77c1, after PR #38174 "Universal speculative decoding for heterogeneous vocabularies (TLI)"):
-``SpeculativeConfig`` fields ``method``, ``model``, ``num_speculative_tokens``, ``prompt_lookup_max``,
-``prompt_lookup_min``, ``use_heterogeneous_vocab``; ``SpeculativeMethod`` includes ``ngram``,
-``draft_model`` and ``mtp``. ``hf_config_override`` maps ``Glm4MoeForCausalLM`` to ``glm4_moe_mtp`` and the
-``gemma4_assistant`` model type to ``gemma4_mtp``; ``__post_init__`` takes the target itself as the MTP
-model when ``model`` is left out. ``--dtype`` is vLLM's ModelConfig dtype flag.
-"""
+"""vLLM: ``vllm serve MODEL --speculative-config '{json}'`` (sources checked: docs/DESIGN.md §4.7)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The "why" panel shown after each race (pure HTML, no gradio): what happened and what to try.
-
-From a RaceResult and its explanation (app/race/why.py): the verdict sentence, acceptance by draft
-position against the break-even acceptance, where the assisted time went (draft / verify / other)
-next to the baseline's time, and the measured costs. A speedup below 1 always reads as a slowdown.
-"""
+"""The "why" panel shown after each race (docs/DESIGN.md §5.13): the verdict, acceptance by draft position against
+the break-even, where the assisted time went and the measured costs; a speedup below 1 reads as a slowdown."""
 
 from __future__ import annotations
 

@@ -1,22 +1,24 @@
-"""The two race panes, their token spans and the legend (docs/DESIGN.md §3), for the Race tab and the replay page.
-
-Every piece of model or user text goes through :func:`app.render.html.esc`. Each token is a span with the classes
-``tok`` and ``tok-<status>``; on a recording it also carries ``data-t`` (seconds from its side's generate() start),
-which the player (:mod:`app.render.player`) reveals it at. Tokens and rounds are
-:class:`app.race.result.Token` and :class:`app.race.result.Round` objects.
-"""
+"""The two race panes, their token spans and the legend (docs/DESIGN.md §3): each token a span with the classes
+``tok tok-<status>``, and on a recording ``data-t`` (seconds from its side's start) for the player."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..core.sources import short_name
 from ..race.result import STATUSES, Round, Token, special_label
 from .html import esc
 from .statuses import LEGEND
 
 PHASE_LABELS = {"idle": "ready", "queued": "queued", "loading": "loading", "warmup": "warming up", "waiting": "waiting",
                 "running": "racing", "replay": "replaying its run", "done": "done", "stopped": "stopped", "error": "error"}
+
+
+def subtitles(method_title: str, target: str, assistant: str | None) -> tuple[str, str]:
+    """The two panes' subtitles: what runs on each side."""
+    helper = f" + {short_name(assistant)}" if assistant else ""
+    return f"plain generate() \u00b7 {short_name(target)}", f"{method_title} \u00b7 {short_name(target)}{helper}"
 
 
 def round_of_tokens(tokens: Sequence[Token]) -> list[int]:
@@ -97,12 +99,8 @@ def legend_html(show_rejected: bool = False) -> str:
 
 @dataclass
 class PaneView:
-    """Everything one pane shows.
-
-    side: "baseline" or "assisted". phase: a key of PHASE_LABELS. tokens_per_second: live or final rate (None
-    before the first token). seconds / ttft: wall time of generate() and time to first token, in seconds.
-    times: each token's recorded time (a replay; the pane then carries what the player needs).
-    """
+    """Everything one pane shows. side: "baseline" or "assisted"; phase: a key of PHASE_LABELS; seconds / ttft:
+    generate()'s wall time and time to first token (s); times: each token's recorded time (a replay)."""
 
     side: str
     title: str

@@ -1,11 +1,5 @@
-"""The player: one script that replays a race from markup that already holds all of it (docs/DESIGN.md §4.3).
-
-Every token is a span with ``data-t`` (seconds from its side's generate() start; :mod:`app.render.panes`); the
-player hides the spans whose time has not come and reveals them on a clock that runs at the chosen speed, and
-the rounds chart's bars with them. Without JavaScript the page shows the final result. ``?speed=X`` in the URL
-sets the starting speed (0.25 to 8); ``?autoplay=0`` starts paused. Embedded in a frame (the app's Replay tab),
-it posts its height to the embedding page so the frame can fit it.
-"""
+"""The player: one script that replays a race from markup that already holds all of it (docs/DESIGN.md §4.3),
+revealing tokens and chart bars at their ``data-t``; embedded in a frame, it posts its height to the page."""
 
 SPEEDS = (0.25, 0.5, 1, 2, 4, 8)
 

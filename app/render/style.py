@@ -1,11 +1,5 @@
-"""The one stylesheet of a race: panes, token statuses, legend, badges, stat cards and the rounds chart, shared by
-the app's theme (app/ui/theme.py) and the replay page (app/replay/assets.py).
-
-Token colours are the Okabe-Ito palette (distinguishable with the common colour-vision deficiencies): accepted =
-blue #0072B2 with a solid underline, resampled = orange #E69F00 dashed, bonus = reddish purple #CC79A7 double,
-target = no mark, so colour is never the only cue. Colours of the page around the race come from gradio's
-variable names (``--block-background-fill``, ``--border-color-primary``, ...), which the replay page defines itself.
-"""
+"""The one stylesheet of a race, shared by the app's theme and the replay page: Okabe-Ito token colours, each
+status with its own underline; the colours around the race are gradio's variables, which the replay page defines."""
 
 from __future__ import annotations
 

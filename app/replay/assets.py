@@ -1,8 +1,5 @@
-"""The replay page's own inline CSS around the race (nothing is fetched: system fonts, no imports, no URLs).
-
-The race itself (panes, token colours, legend, badge, cards, chart) is styled by :mod:`app.render.style`, the
-sheet the app uses too; this page defines the gradio colour variables that sheet reads, in light and dark.
-"""
+"""The replay page's inline CSS: the race's own sheet (app.render.style), the gradio colour variables it reads, in
+light and dark, and the page around it; nothing is fetched (system fonts, no URLs)."""
 
 from ..render.style import DARK_RULES, RACE_CSS, dark_css
 

@@ -1,16 +1,10 @@
-"""The gallery of recorded races: trace files in ``assets/races/`` and their ``index.json``.
-
-The index is ``{"provisional": bool, "note": str, "races": [{"file", "preset", "intended", "title",
-"outcome", "speedup", "mode", "recorded_at", "device_name"}]}``: ``intended`` is the role the prompt was
-chosen for ("win" or "lose"), ``outcome`` what the sequential measurement found (:func:`outcome_of`: "faster",
-"slower", or "about the same" within app.race.stats.EVEN_BAND, the band the race's speedup words use).
-``benchmarks/record_gallery.py`` writes both; the Replay tab lists the index and plays a trace on a click.
-"""
+"""The gallery of recorded races: trace files in ``assets/races/`` and their ``index.json``
+(``{"provisional", "note", "races": [Entry fields]}``), written by ``benchmarks/record_gallery.py``."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +25,8 @@ def outcome_of(speedup: float) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """One recorded race of the gallery (speedup: assisted over baseline tokens/s, measured sequentially)."""
+    """One recorded race: `intended` is the role its prompt was chosen for ("win" or "lose"), `outcome` what the
+    sequential measurement found (:func:`outcome_of`), `speedup` assisted over baseline tokens/s."""
 
     file: str
     preset: str
@@ -70,10 +65,9 @@ def _entry(raw: Any, i: int) -> Entry:
     if not isinstance(raw, dict):
         raise ArenaError(f"{INDEX}: races.{i} must be a JSON object")
     values = {}
-    for name, kind in (("file", str), ("preset", str), ("intended", str), ("title", str), ("outcome", str),
-                       ("speedup", (int, float)), ("mode", str), ("recorded_at", str), ("device_name", str)):
+    for name in (f.name for f in fields(Entry)):
         value = raw.get(name)
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if not isinstance(value, (int, float) if name == "speedup" else str) or isinstance(value, bool):
             raise ArenaError(f"{INDEX}: races.{i}.{name} is missing or has the wrong type")
         values[name] = value
     file = values["file"]

@@ -1,12 +1,5 @@
-"""The replay page: one self-contained HTML file that replays a trace side by side (docs/DESIGN.md §4.3).
-
-Everything is inline (the race's stylesheet, this page's CSS from :mod:`app.replay.assets`, the player's script,
-the race as markup); nothing is loaded from the network, so the file opens from an e-mail or a slide deck with no
-server. The panes, legend, cards and chart are the app's own (:mod:`app.render`), each token a span with its status
-class and ``data-t``; the player reveals each token at that moment times the chosen speed. Both sides start
-together: in a sequential trace they ran one after the other, each timed from its own start. Around the race:
-the recording banner, the player controls, the final figures and the prompt, settings and machine.
-"""
+"""The replay page: one self-contained HTML file that replays a trace side by side with the app's own renderer and
+player, everything inline (docs/DESIGN.md §4.3)."""
 
 from __future__ import annotations
 
@@ -16,7 +9,7 @@ from ..race.result import RaceResult, Token
 from ..render.figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
 from ..render.html import esc
 from ..render.machine import machine_text, versions_text, when_text
-from ..render.panes import PaneView, legend_html, pane_html
+from ..render.panes import PaneView, legend_html, pane_html, subtitles
 from ..render.player import JS, SPEEDS
 from .assets import CSS
 from .tracefile import Trace
@@ -31,15 +24,15 @@ def panes_html(trace: Trace) -> str:
     r = trace.result
     b, a = r.baseline, r.assisted
     diverge = None if r.identical or r.prefix_only else r.first_divergence
-    helper = f" + {short_name(r.assistant)}" if r.assistant else ""
+    titles = subtitles(_method_title(r), r.target, r.assistant)
     rate = lambda side: side.new_tokens / side.seconds if side.seconds > 0 and side.new_tokens else None  # noqa: E731
     baseline = [Token(i, text, "target") for i, text in zip(b.token_ids, trace.baseline_texts)]
-    views = (PaneView("baseline", "Baseline", f"plain generate() \u00b7 {short_name(r.target)}", baseline,
-                      phase="done", tokens_per_second=rate(b), seconds=b.seconds, ttft=b.ttft_seconds,
-                      diverge_at=diverge, max_new_tokens=trace.max_new_tokens, times=b.token_times),
-             PaneView("assisted", "Assisted", f"{_method_title(r)} \u00b7 {short_name(r.target)}{helper}", a.tokens,
-                      a.rounds, "done", rate(a), a.seconds, a.ttft_seconds, show_rejected=True, diverge_at=diverge,
-                      max_new_tokens=trace.max_new_tokens, times=a.token_times))
+    views = (PaneView("baseline", "Baseline", titles[0], baseline, phase="done", tokens_per_second=rate(b),
+                      seconds=b.seconds, ttft=b.ttft_seconds, diverge_at=diverge, max_new_tokens=trace.max_new_tokens,
+                      times=b.token_times),
+             PaneView("assisted", "Assisted", titles[1], a.tokens, a.rounds, "done", rate(a), a.seconds,
+                      a.ttft_seconds, show_rejected=True, diverge_at=diverge, max_new_tokens=trace.max_new_tokens,
+                      times=a.token_times))
     return f'<div class="panes">{"".join(pane_html(v) for v in views)}</div>'
 
 

@@ -1,13 +1,5 @@
-"""A trace: one finished race as one JSON file, with where, when and how it ran (docs/DESIGN.md §4).
-
-The file is ``{"format": FORMAT, "version": VERSION, "recorded_at": ISO 8601 date, "environment": {...},
-"settings": {...}, "prompt": str, "result": {...}}``. ``result`` is the race's JSON contract object
-(``RaceResult.to_dict()``) plus ``baseline.token_texts``, each baseline token's text decoded in context
-(the contract's baseline has ids and times but no per-token texts, and a replay shows it token by token).
-
-:func:`load_trace` reads a file with a byte cap and checks it field by field: anything malformed, from an
-older or foreign file, is one :class:`~app.core.errors.ArenaError` that names the file and the field.
-"""
+"""A trace: one finished race as one JSON file, with where, when and how it ran (format: docs/DESIGN.md §4.3);
+:func:`load_trace` checks a file field by field, anything malformed one ArenaError naming the file and field."""
 
 from __future__ import annotations
 
@@ -28,8 +20,6 @@ FORMAT = "assisted-decoding-arena trace"
 VERSION = 1
 #: The largest trace file read (bytes); one race of 4096 tokens a side is about 1.5 MB.
 MAX_TRACE_BYTES = 16_000_000
-ENVIRONMENT_KEYS = ("device", "device_name", "dtype", "torch", "transformers", "gradio", "python",
-                    "threads_per_side", "cores")
 
 
 @dataclass
@@ -69,11 +59,7 @@ def settings(request: Any, mode: str) -> dict[str, Any]:
 
 
 def build_trace(request: Any, result: RaceResult) -> dict[str, Any]:
-    """The trace object of a finished race's `result`, run for `request` (a RaceRequest).
-
-    Baseline token texts come from the result (decoded in context on the race's reader thread, the way the
-    assisted texts are); a result with errors has no trace (docs/DESIGN.md §4: an error is never a result).
-    """
+    """The trace object of a finished race's `result`, run for `request` (a RaceRequest); a failed race has none."""
     if result.errors:
         raise ArenaError("The race failed (" + "; ".join(f"{s}: {m}" for s, m in result.errors.items())
                          + "), so there is no trace to save.")

@@ -1,16 +1,5 @@
-"""The page's boundary with a raw client: every value a client sends is checked and cleaned before an event function
-sees it, and a refusal is one line.
-
-- :func:`clean_inputs`: a client can send JSON strings with lone surrogates (``"\\ud800"``), which Python accepts
-  but UTF-8 cannot carry. An event that echoed one back (the prompt box, a message quoting the input) made gradio's
-  event stream fail to encode its reply and drop the connection mid-event, so the visitor saw a hang. Every event
-  function of the page is wrapped once to replace lone surrogates in its arguments with U+FFFD; an ArenaError that
-  escapes an event function (a value no handler expected) becomes a one-line ``gr.Error`` there too.
-- :func:`guard_preprocessing`: gradio converts each input (a slider's number, a dropdown's choice) before the event
-  function runs; a value of the wrong type failed there with a multi-line message (or gradio's generic error), and
-  a dropdown's refusal quoted the raw value, lone surrogates included. Each input component's conversion is wrapped
-  so that any failure is one ``gr.Error`` line naming the control, with the value shown safely.
-"""
+"""The page's boundary with a raw client (docs/DESIGN.md §4.5): every value a client sends is cleaned of lone
+surrogates and converted before an event function sees it, and a refusal is one line."""
 
 from __future__ import annotations
 

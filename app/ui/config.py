@@ -1,14 +1,10 @@
-"""Launch options of the web app (``python app.py --help``) and the limits they imply.
-
-Nothing here loads a model: parsing arguments and building the page take well under a
-second, and models load on first use.
-"""
+"""Launch options of the web app (``python app.py --help``) and the limits they imply; no model is loaded here."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Sequence
 
 from ..core.requests import LOCAL_WORK_TOKENS, PUBLIC_WORK_TOKENS, Limits
@@ -25,18 +21,8 @@ def has_gpu() -> bool:
 
 @dataclass(frozen=True)
 class UIConfig:
-    """Operator settings for one server process.
-
-    concurrency_limit: generation events that may run at once (None: 1 on CPU, 2 on GPU).
-    max_new_tokens_cap / max_prompt_tokens: per-request ceilings (tokens).
-    public: whether strangers can reach the page (None: a --share link or a Space); a public page gets the lower
-    work budget, the benchmark's time limit and one job per visitor.
-    work_budget_tokens: tokens one request may generate over all its races (None: by `public`).
-    bench_minutes: the longest benchmark run from the page (None: 3 minutes when public, else no limit).
-    memory_budget_gb / max_model_gb: model weights kept per device / the largest hub model loaded (None: derived
-    from this machine's memory, core.loader.default_memory_budget).
-    queue_size: jobs waiting in the queue at most (gradio's max_size).
-    """
+    """Operator settings for one server process: one field per launch flag (see :func:`build_parser` for each
+    one's meaning; None: the default derived from the machine or from `is_public`)."""
 
     host: str = "127.0.0.1"
     port: int | None = None
@@ -174,9 +160,4 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
         value = getattr(args, flag)
         if value is not None and not 0 < value < float("inf"):
             parser.error(f"--{flag.replace('_', '-')} must be a number above 0")
-    return UIConfig(host=args.host, port=args.port, share=args.share, preset=args.preset,
-                    allow_local_models=args.allow_local_models, trust_remote_code=args.trust_remote_code,
-                    max_new_tokens_cap=args.max_new_tokens_cap, max_prompt_tokens=args.max_prompt_tokens,
-                    concurrency_limit=args.concurrency_limit, memory_budget_gb=args.memory_budget_gb,
-                    public=args.public, work_budget_tokens=args.work_budget_tokens, bench_minutes=args.bench_minutes,
-                    max_model_gb=args.max_model_gb, queue_size=args.queue_size)
+    return UIConfig(**{f.name: getattr(args, f.name) for f in fields(UIConfig)})  # each flag's dest is a field

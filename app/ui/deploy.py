@@ -1,8 +1,4 @@
-"""The Race tab's "Take it to production" panel: the serving command for the chosen preset on an engine.
-
-Shows what ``python -m app deploy --preset P --engine E`` prints (docs/DESIGN.md §4), with a copy button;
-when the engine lacks the preset's method it shows the closest method it has, labelled as such.
-"""
+"""The Race tab's "Take it to production" panel: what ``python -m app deploy --closest`` prints for the preset."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The app-owned temporary folders that downloads (planner exports, benchmark results, traces and replay pages)
-are written to: one per kind, created once per process; never a path a user (or a share link's visitor) chose.
-
-Each new download first prunes its folder: entries older than :data:`MAX_AGE_SECONDS` go, and the oldest beyond
-:data:`KEEP_ENTRIES`, so a public page that runs for weeks keeps a bounded folder.
-"""
+"""The app-owned temporary folders downloads are written to, one per kind, pruned on every write (docs/DESIGN.md
+§4.5); never a path a user chose."""
 
 from __future__ import annotations
 

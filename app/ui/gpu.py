@@ -1,23 +1,5 @@
-"""Hugging Face ZeroGPU: run each race, fair measurement and planner measurement inside ``@spaces.GPU``.
-
-On a ZeroGPU Space (the Space sets ``SPACES_ZERO_GPU=true``; the ``spaces`` package is in requirements.txt)
-ZeroGPU lends a GPU only while a decorated function runs, and runs it in a forked worker process
-(``spaces/zero/wrappers.py`` in spaces 0.51.3). Following Hugging Face's ZeroGPU documentation (huggingface/hub-docs,
-``docs/hub/spaces-zerogpu.md``) and that source, this module:
-
-- imports ``spaces`` before anything touches CUDA (it patches torch at import);
-- asks for a duration derived from the request (:func:`race_seconds`, :func:`plan_seconds`) through
-  ``@spaces.GPU(duration=callable)``, which receives the decorated function's own arguments;
-- passes only picklable values across the worker boundary: the API endpoints already take and return plain
-  values (:func:`call`); the streaming handlers (:func:`stream`) get a fresh per-call state object in the
-  worker instead of the session (which holds events and threads) and yield frames keyed by component id,
-  mapped back to the components here;
-- leaves model placement to the engine: the loader puts models on ``cuda`` inside the GPU call, where CUDA
-  is real; a warm worker keeps its model cache, a cold one loads first (:data:`LOAD_SECONDS`).
-
-Anywhere else (a laptop, an ordinary GPU box, a free CPU Space) :func:`call` and :func:`stream` return the
-function itself: ``@spaces.GPU`` is not even applied, and is a no-op there anyway.
-"""
+"""Hugging Face ZeroGPU: each race, check and planner measurement inside ``@spaces.GPU`` (docs/DESIGN.md §4.6);
+anywhere else :func:`call` and :func:`stream` return the function itself."""
 
 from __future__ import annotations
 
@@ -37,7 +19,7 @@ LOAD_SECONDS = 60
 #: Seconds per generated token and side: generate() at batch 1 on a ZeroGPU slice, small models (an estimate
 #: with headroom; the real figure comes from gpu_check.sh on a lent GPU).
 TOKEN_SECONDS = 0.05
-#: Requests are clamped to this window; a free account's daily ZeroGPU quota is 3.5 minutes (hub-docs, as above).
+#: Requests are clamped to this window; a free account's daily ZeroGPU quota is 3.5 minutes.
 MIN_SECONDS, MAX_SECONDS = 30, 300
 
 
@@ -52,30 +34,25 @@ def zero_gpu() -> bool:
     return True
 
 
-def _clamp(seconds: float) -> int:
-    return int(min(MAX_SECONDS, max(MIN_SECONDS, round(seconds))))
-
-
-def _method_factor(method: str) -> float:
-    """The method's slowdown on a GPU (app.race.methods: Method.gpu_time_factor); 1 for an unknown id."""
+def work_seconds(tokens: int, method: str = "") -> int:
+    """GPU seconds to ask for: a cold load plus `tokens` at the method's GPU rate, clamped to the window."""
     from ..race.methods import METHODS
 
-    return METHODS[method].gpu_time_factor if method in METHODS else 1.0
+    factor = METHODS[method].gpu_time_factor if method in METHODS else 1.0
+    return int(min(MAX_SECONDS, max(MIN_SECONDS, round(LOAD_SECONDS + tokens * TOKEN_SECONDS * factor))))
 
 
 def race_seconds(method: str, max_new_tokens: int, sequential: bool) -> int:
-    """GPU seconds one race asks for: a cold load plus both sides' tokens (and the warm-up when sequential)."""
+    """GPU seconds one race asks for: both sides' tokens (and the warm-up when sequential)."""
     from ..core.requests import race_tokens
 
-    tokens = race_tokens(max_new_tokens, sequential)
-    return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * _method_factor(method))
+    return work_seconds(race_tokens(max_new_tokens, sequential), method)
 
 
 def plan_seconds(method: str, max_new_tokens: int, prompts: int, repeats: int = 5, steps: int = 8) -> int:
     """GPU seconds one planner measurement asks for: per prompt the target's text, an observed run and two
     sequential check races (about six passes of max_new_tokens), plus the step timing of c."""
-    tokens = prompts * 6 * max_new_tokens + 2 * repeats * (steps + 2)
-    return _clamp(LOAD_SECONDS + tokens * TOKEN_SECONDS * _method_factor(method))
+    return work_seconds(prompts * 6 * max_new_tokens + 2 * repeats * (steps + 2), method)
 
 
 def _preset_numbers(preset_id: Any, max_new_tokens: Any) -> tuple[str, int]:
@@ -96,7 +73,7 @@ def _preset_numbers(preset_id: Any, max_new_tokens: Any) -> tuple[str, int]:
 
 
 def race_stream_duration(sequential: bool) -> Callable[..., int]:
-    """Duration of the Race tab's Race / Measure event: its inputs after the session are (toggle, *controls)."""
+    """Duration of the Race tab's Race / Tune event: its inputs after the session are (toggle, *controls)."""
     from .race.controls import CONTROL_NAMES
 
     def duration(show_rejected: Any = None, *values: Any) -> int:
@@ -167,10 +144,6 @@ def call(fn: Callable, duration: Callable[..., int] | int) -> Callable:
     return spaces.GPU(duration=duration)(fn)
 
 
-def _key(component: Any) -> int:
-    return component._id
-
-
 def _set_busy(state: Any, busy: bool) -> None:
     """Mirror "a run is in progress" on the page's own state, so its Stop handler sets ``state.cancel``."""
     for name in ("active", "running"):  # Session.active (Race tab), PlanState.running (Planner tab)
@@ -191,15 +164,15 @@ def stream(handler: Callable[..., Iterator[dict]], duration: Callable[..., int],
     import spaces
 
     def remote(state_type: type, *values: Any) -> Iterator[dict]:  # runs in the ZeroGPU worker
-        frames = handler(state_type(), *values)
+        frames = handler(state_type(), *values)  # a fresh state: the session holds events and threads
         try:
             for frame in frames:
-                yield {_key(c): v for c, v in frame.items()}
+                yield {c._id: v for c, v in frame.items()}  # component ids pickle, components do not
         finally:
             frames.close()  # spaces closes this generator on stop: the handler's finally ends the run
 
     remote_gpu = spaces.GPU(duration=lambda state_type, *values: duration(*values))(remote)
-    by_key = {_key(c): c for c in outputs}
+    by_key = {c._id: c for c in outputs}
 
     def local(state: Any, *values: Any) -> Iterator[dict]:
         state.cancel.clear()

@@ -1,5 +1,4 @@
-"""Small HTML pieces every tab shares (pure functions, no gradio): the status line and the error line.
-Escaping is app.render.html's."""
+"""The status line and the error line every tab shares (pure HTML, no gradio)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The page: a header and one tab per tool, built by :func:`build_app`; no model is loaded here.
-
-:class:`App` holds the built ``gr.Blocks`` and each tab's object (components and handlers), so
-tests and benchmarks reach them as ``app.race.handlers`` or ``app.planner.ui.measure`` instead of
-attributes glued onto the Blocks.
-"""
+"""The page: a header and one tab per tool, built by :func:`build_app`; no model is loaded here."""
 
 from __future__ import annotations
 
@@ -48,7 +43,7 @@ def launch_kwargs() -> dict:
 
 @dataclass
 class App:
-    """The built page: the Blocks and its tabs. Generation events share one queue slot group ("generation")."""
+    """The built page: the Blocks and each tab's object (``app.race.handlers``, ``app.planner.ui.measure``)."""
 
     config: UIConfig
     demo: gr.Blocks
@@ -58,12 +53,7 @@ class App:
     replay: ReplayTab | None = None
 
     def launch(self, **kwargs):
-        """Queue (the generation limit, the queue's size) and serve; extra keyword arguments go to ``Blocks.launch``.
-
-        Uploads are capped at the largest file a parser reads (gradio's cache of uploads and served files is swept,
-        see build_app). On a public page every generation event
-        gets the one-job-per-visitor check (app/ui/visitors.py).
-        """
+        """Queue and serve (docs/DESIGN.md §4.5); extra keyword arguments go to ``Blocks.launch``."""
         self.demo.queue(default_concurrency_limit=self.config.generation_concurrency(), max_size=self.config.queue_size)
         if self.config.is_public:
             guard_generation(self.demo)

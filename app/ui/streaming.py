@@ -1,10 +1,5 @@
-"""One helper for every long event: run the work in a thread and stream a frame on a clock.
-
-Gradio runs a generator event function and sends each yielded value to the page; the work itself
-(loading models, a race, a planner measurement) runs in a daemon thread so the page gets a frame
-every ``tick`` seconds even while nothing else happens (prefill, warm-up, model loading), and a
-closed tab (gradio closes the generator) is seen at once by the caller's ``finally``.
-"""
+"""One helper for every long event: the work runs in a daemon thread while the event streams a frame on a clock,
+so the page moves during loading and warm-up, and a closed tab reaches the caller's ``finally`` at once."""
 
 from __future__ import annotations
 

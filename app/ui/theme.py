@@ -10,6 +10,7 @@ import gradio as gr
 
 from ..render.style import DARK_RULES, RACE_CSS, dark_css
 
+
 def make_theme() -> gr.themes.Base:
     """A quiet theme with system fonts."""
     return gr.themes.Soft(
@@ -60,7 +61,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .status-icon { font-weight: 700; }
 
 /* ---- stats ---- */
-.stats { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
+.stats, .plan-headline, .why { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
   background: var(--block-background-fill); }
 .stats-empty, .chart-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; padding: 12px 14px;
   border: 1px dashed var(--border-color-primary); border-radius: 12px; }
@@ -105,15 +106,16 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 #tabs > .tab-wrapper button[role=tab] { font-weight: 700; font-size: 0.98rem; }
 .plan-intro { font-size: 0.9rem; padding: 2px 2px 4px; color: var(--body-text-color); }
 .plan-box-title { font-weight: 700; font-size: 0.9rem; padding: 8px 12px; background: var(--background-fill-secondary); }
-#plan-compute-btn, #plan-measure-btn, #plan-stop-btn { min-height: 42px; font-weight: 700; }
-#plan-outputs { gap: 12px; }
-#plan-figs, #plan-money { gap: 12px; align-items: stretch; }
-#plan-figs > div, #plan-money > div { flex: 1 1 0; min-width: 0; }
+#plan-compute-btn, #plan-measure-btn, #plan-stop-btn, #bench-run-btn, #bench-stop-btn { min-height: 42px;
+  font-weight: 700; }
+#plan-outputs, #bench-outputs { gap: 12px; }
+#plan-figs, #plan-money, #bench-plots-2 { gap: 12px; align-items: stretch; }
+#plan-figs > div, #plan-money > div, #bench-plots-2 > div { flex: 1 1 0; min-width: 0; }
 #plan-plot { flex: 1.35 1 0 !important; }
 .plan-scroll { overflow-x: auto; }
 .plan-card { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px; height: 100%;
   background: var(--block-background-fill); box-sizing: border-box; }
-.plan-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
+.plan-card-title, .bench-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
 .plan-empty, .plan-note { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .plan-note { margin-top: 8px; font-size: 0.78rem; }
 .plan-progress { padding: 8px 12px; border-radius: 8px; border: 1px solid rgba(0,114,178,.35);
@@ -123,8 +125,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .plan-spin { display: inline-block; width: 10px; height: 10px; margin-right: 8px; border-radius: 50%;
   border: 2px solid #0072B2; border-right-color: transparent; animation: plan-spin .8s linear infinite; }
 @keyframes plan-spin { to { transform: rotate(360deg); } }
-.plan-headline { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
-  background: var(--block-background-fill); }
 .plan-who { font-size: 0.82rem; color: var(--body-text-color-subdued); margin-bottom: 8px; font-family: var(--font-mono);
   overflow-wrap: anywhere; }
 .plan-stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; }
@@ -134,8 +134,8 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .plan-stat-note { color: var(--body-text-color-subdued); font-size: 0.74rem; margin-top: 2px; }
 .plan-stat-speedup .plan-stat-value, .plan-stat-gamma .plan-stat-value { color: #0072B2; font-size: 1.7rem; }
 .plan-verdict { margin-top: 10px; padding: 8px 12px; border-radius: 8px; font-size: 0.9rem; }
-.plan-verdict-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
-.plan-verdict-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
+.plan-verdict-yes, .fit-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
+.plan-verdict-no, .fit-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
 .plan-hw { margin-top: 6px; font-size: 0.84rem; color: var(--body-text-color-subdued); }
 .plan-svg svg { width: 100%; height: auto; display: block; }
 .plan-keys { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.78rem; margin-top: 4px; }
@@ -150,7 +150,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
   font-weight: 600; white-space: nowrap; }
 .plan-table thead th span, .plan-table td span { display: block; font-size: 0.72rem; text-transform: none;
   color: var(--body-text-color-subdued); font-weight: 400; }
-.plan-table td.num { text-align: right; white-space: nowrap; }
+.plan-table td.num, .bench-table td.num { text-align: right; white-space: nowrap; }
 .plan-table td.neg { color: #a34700; }
 .plan-grid td, .plan-grid th { text-align: center; border: 1px solid var(--border-color-primary); padding: 3px 4px; }
 .plan-grid thead th { text-transform: none; font-size: 0.76rem; }
@@ -163,8 +163,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .plan-reco { margin-top: 8px; font-weight: 600; font-size: 0.9rem; }
 .plan-share { margin-top: 6px; font-size: 0.84rem; }
 .plan-fit { margin-top: 8px; padding: 6px 10px; border-radius: 8px; font-size: 0.88rem; }
-.fit-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
-.fit-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
 .plan-advice { margin: 0; padding-left: 18px; font-size: 0.9rem; }
 .plan-advice li { margin: 3px 0; }
 .plan-notes { margin: 8px 0 0; padding-left: 18px; font-size: 0.8rem; color: var(--body-text-color-subdued); }
@@ -179,8 +177,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .method-loses { border-left-color: #D55E00; }
 
 /* ---- why panel ---- */
-.why { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
-  background: var(--block-background-fill); }
 .why.why-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; border-style: dashed; }
 .why-loss { border-left: 5px solid #D55E00; }
 .why-win { border-left: 5px solid #009E73; }
@@ -228,7 +224,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
   .pane-foot { flex-wrap: wrap; }
   .pane-body { max-height: 260px; font-size: 0.95rem; }
   .rate-value { font-size: 1.5rem; }
-  .stats-grid { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .hw-grid { grid-template-columns: auto minmax(0, 1fr) auto; }
   .hw-grid > span:nth-child(6n+4), .hw-grid > span:nth-child(6n+5), .hw-grid > span:nth-child(6n) { display: none; }
   .chart-svg { max-width: 100%; height: auto; }
@@ -252,14 +247,8 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .replay-frame { display: block; width: 100%; height: 900px; border: 0; border-radius: 12px; background: transparent; }
 #replay-gallery { overflow-x: auto; }
 @media (max-width: 600px) { #replay-gallery th:nth-child(3), #replay-gallery td:nth-child(3) { display: none; } }
-"""
 
-# ----- Benchmark tab (app/ui/bench) -----------------------------------------------------------------
-CSS += """
-#bench-outputs { gap: 12px; }
-#bench-plots-2 { gap: 12px; align-items: stretch; }
-#bench-plots-2 > div { flex: 1 1 0; min-width: 0; }
-#bench-run-btn, #bench-stop-btn { min-height: 42px; font-weight: 700; }
+/* ---- benchmark tab ---- */
 .bench-hint { font-size: 0.78rem; color: var(--body-text-color-subdued); padding: 0 4px; }
 .bench-empty { padding: 18px; border: 1px dashed var(--border-color-primary); border-radius: 12px;
   color: var(--body-text-color-subdued); font-size: 0.92rem; }
@@ -270,7 +259,6 @@ CSS += """
 .bench-progress-note { font-size: 0.8rem; color: var(--body-text-color-subdued); }
 .bench-card { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
   background: var(--block-background-fill); }
-.bench-card-title { font-weight: 700; font-size: 0.95rem; margin-bottom: 8px; }
 .bench-card-title span { font-weight: 400; font-size: 0.8rem; color: var(--body-text-color-subdued); margin-left: 6px; }
 .bench-table { width: 100%; border-collapse: collapse; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
 .bench-table th, .bench-table td { padding: 5px 8px; border: none; border-bottom: 1px solid var(--border-color-primary);
@@ -278,7 +266,6 @@ CSS += """
 .bench-card table, .bench-card tr { border: none; }
 .bench-table thead th { font-size: 0.74rem; color: var(--body-text-color-subdued); font-weight: 600; white-space: nowrap; }
 .bench-table th span { display: block; font-size: 0.72rem; color: var(--body-text-color-subdued); font-weight: 400; }
-.bench-table td.num { text-align: right; white-space: nowrap; }
 .bench-table td.bench-best { background: rgba(0,114,178,.14); }
 .bench-table td.bench-best b { color: #0072B2; }
 .bench-table .bench-loss, .bench-table td.bench-loss b { color: #a34700; }

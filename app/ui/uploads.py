@@ -1,11 +1,8 @@
 """Upload boxes that refuse a malformed payload with one line, and a safe reading of a clicked row's index.
 
-The page only ever sends a file upload as gradio's FileData object, but a client holding the share link can send
-any JSON in its place. gradio validates it with pydantic before any event function runs, and a failed validation
-reached the client as gradio's generic error (and the server log as a traceback); a ``gr.Error`` raised inside a
-pydantic validator cannot help, since pydantic wraps every ValueError (gr.Error is one). So :func:`upload_box`
-gives a ``gr.File`` a lenient data model that marks a malformed payload instead of failing, and a preprocess step
-that refuses the mark with a ``gr.Error``, which gradio passes to the client as one line.
+A raw client can send any JSON as an upload. gradio checks it with pydantic, which wraps every ValueError (gr.Error
+too), so a refusal there reached the client as gradio's generic error. Instead the box's data model marks a
+malformed payload, and its preprocess step refuses the mark with a one-line ``gr.Error``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""One generation job per visitor: a second Race, Tune, planner measurement, benchmark or API call from the same
-visitor, while one is queued or running, is refused with one line at the moment it joins the queue; so is a job
-that would overfill the queue.
+"""One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5).
 
-Gradio runs an event's ``validator`` when the event joins the queue (``Queue.push``), before anything is queued;
-an exception there refuses the job (the client gets its message, HTTP 400). :func:`guard_generation` gives every
-event of the "generation" concurrency group, the page's and the named API's alike, a validator that looks at
-gradio's own queue: the events waiting in it and the ones its workers run. A job that leaves the queue, whether
-finished, failed or cancelled, leaves gradio's lists, so nothing needs releasing and nothing can leak.
-
-A visitor is a client address. Behind a proxy (a Space, a share link's tunnel) the proxy puts the client's address
-last in ``X-Forwarded-For``: the rightmost public address there is taken, since a client can only prepend entries.
-Visitors behind one address (one office) share one slot; that is the price of a budget a new browser session
-cannot reset.
+The check is a gradio ``validator`` (run by ``Queue.push`` before anything is queued) that reads gradio's own queue,
+waiting and running, so a job that ends in any way leaves nothing to release. A visitor is a client address: the
+rightmost public one in ``X-Forwarded-For`` (a client can only prepend entries), so one office shares one slot.
 """
 
 from __future__ import annotations
@@ -42,7 +33,7 @@ def _public(address: str) -> bool:
 
 
 def visitor_key(request: Any) -> str:
-    """The visitor's address for a ``gr.Request`` or a starlette request (see the module docstring)."""
+    """The visitor's address for a ``gr.Request`` or a starlette request."""
     headers = getattr(request, "headers", None) or {}
     forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "") or "").split(",") if part.strip()]
     for address in reversed(forwarded):

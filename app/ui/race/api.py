@@ -1,15 +1,5 @@
-"""Named API endpoints ``/race`` and ``/measure`` for gradio_client (the docs/DESIGN.md §4 result).
-
-Each returns the same dict as ``python -m app race --json`` through the same engine path
-(:class:`app.race.lifecycle.RaceRun`). The parameters are generated from the knob table, so the
-API takes exactly the knobs (and bounds) the CLI and the page take; a parameter left as None keeps
-the preset's value, like an absent CLI flag. A failed side makes the whole call an error (docs/DESIGN.md §4).
-
-Cancel means stop: the endpoints are generators that run the work in a thread through
-:func:`app.ui.keepalive.in_background`, yielding None while it runs, so gradio can close them when the
-job is cancelled or its client disconnects; ``finally`` then stops the race: both generate() threads
-end after their current forward pass, as with Stop on the page.
-"""
+"""Named API endpoints ``/race`` and ``/measure``: the ``race --json`` object (docs/DESIGN.md §4) through the CLI's
+engine path, with parameters generated from the knob table (None keeps the preset's value, like an absent flag)."""
 
 from __future__ import annotations
 
@@ -43,11 +33,8 @@ def parameters() -> list[inspect.Parameter]:
 
 
 def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Iterator[dict | None]:
-    """Prepare and run one race, yielding None while it runs and then the result dict.
-
-    ArenaError (a bad input, or a side that failed) becomes a clean gr.Error for the client. Closing the
-    generator early (GeneratorExit: a cancelled job or a lost client) stops the race in ``finally``.
-    """
+    """Prepare and run one race, yielding None while it runs and then the result dict; a cancelled job or a lost
+    client (the generator closed) stops the race in ``finally`` (docs/DESIGN.md §7)."""
     run = None
     try:
         changes = {k: v for k, v in values.items() if v is not None and k not in ("preset", "prompt", "seed")}

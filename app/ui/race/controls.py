@@ -1,9 +1,5 @@
-"""What the Race tab's controls show for a preset, and the request their values make (pure, no gradio).
-
-:func:`preset_state` gives plain values, so tests can check which knobs a method shows;
-:func:`request_from_controls` turns the controls' values into a
-:class:`~app.core.requests.RaceRequest` through the same override path as the CLI and the API.
-"""
+"""What the Race tab's controls show for a preset, and the request their values make through the same override
+path as the CLI and the API (plain values, no gradio)."""
 
 from __future__ import annotations
 
@@ -27,6 +23,8 @@ RACE_MODES = [("Fair race (measured)", FAIR), ("Both at once (a show)", CONCURRE
 def default_race_mode(gpu: bool) -> str:
     """The fair race on a CPU; on a GPU both at once, until measurements there say otherwise (docs/DESIGN.md §1)."""
     return CONCURRENT if gpu else FAIR
+
+
 #: The schedule dropdown's entry for "not set" (transformers' default).
 DEFAULT_SCHEDULE = "default"
 #: Preset groups in display order: where -> group label.
@@ -57,12 +55,8 @@ def knob_value(preset: Preset, name: str) -> Any:
 
 
 def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]:
-    """Plain values the controls take when `preset_id` is picked.
-
-    prompt: the prompt box's current text; it is replaced by the new preset's first example
-    only when empty or one of any preset's examples (a user's own prompt is kept).
-    cap: the server's max_new_tokens cap.
-    """
+    """Plain values the controls take when `preset_id` is picked, under the server's max_new_tokens `cap`; the
+    `prompt` is kept unless it is empty or one of any preset's examples."""
     preset = get_preset(preset_id)
     method = get_method(preset.method)
     all_examples = {e for p in load_presets().values() for e in p.example_prompts}
@@ -96,11 +90,10 @@ def _blank(value: Any) -> bool:
 
 
 def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest:
-    """Build a request from the controls (see CONTROL_NAMES) under the server's `limits`.
+    """A request from the controls (CONTROL_NAMES) under the server's `limits`; ArenaError for invalid values.
 
-    Every knob of the active method is set from its control (blank: transformers' default); the
-    other methods' knobs are cleared, because a method rejects knobs it does not accept. An empty
-    target/assistant box keeps the preset's model. Raises ArenaError for invalid values.
+    The active method's knobs come from their controls (blank: transformers' default), the others are cleared (a
+    method rejects knobs it does not take); an empty target/assistant box keeps the preset's model.
     """
     method = get_method(get_preset(values["preset"]).method)
     changes: dict[str, Any] = {}
@@ -119,26 +112,15 @@ def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest
     return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST, limits)
 
 
-WHERE_LABELS = {"offline": "runs offline", "needs hub": "needs hub", "needs hub + GPU": "needs hub + GPU"}
-
-
-def method_card_html(preset, method) -> str:
-    """Where the preset runs, the method's one-line summary and the preset's description.
-
-    preset: an engine Preset. method: the engine Method (title, summary, lossless).
-    """
-    where = preset.where
-    where_cls = "where-offline" if where == "offline" else "where-hub"
+def method_card_html(preset: Preset, method: Any) -> str:
+    """Where the preset runs, the method's one-line summary (an app.race.methods Method), the description, and
+    where the method pays off and where it does not (the preset's wins_on / loses_on)."""
+    where = ("offline", "runs offline") if preset.where == "offline" else ("hub", preset.where)
     lossless = ('<span class="pill pill-lossless">lossless</span>' if method.lossless
                 else '<span class="pill pill-lossy">lossy by design</span>')
-    return (f'<div class="method-card"><div class="method-head"><span class="pill {where_cls}">'
-            f'{esc(WHERE_LABELS.get(where, where))}</span>{lossless}<span class="method-title">{esc(method.title)}</span></div>'
+    wins = "".join(f'<div class="method-{cls}"><b>{label}:</b> {esc(text)}</div>' for cls, label, text in
+                   (("wins", "Wins on", preset.wins_on), ("loses", "Loses on", preset.loses_on)) if text)
+    return (f'<div class="method-card"><div class="method-head"><span class="pill where-{where[0]}">{esc(where[1])}</span>'
+            f'{lossless}<span class="method-title">{esc(method.title)}</span></div>'
             f'<div class="method-summary">{esc(method.summary)}</div>'
-            f'<div class="method-desc">{esc(preset.description)}</div>{_wins_html(preset)}</div>')
-
-
-def _wins_html(preset) -> str:
-    """Where the preset's method pays off and where it does not (the preset's wins_on / loses_on)."""
-    rows = [(cls, label, text) for cls, label, text in (("wins", "Wins on", preset.wins_on),
-                                                        ("loses", "Loses on", preset.loses_on)) if text]
-    return "".join(f'<div class="method-{cls}"><b>{label}:</b> {esc(text)}</div>' for cls, label, text in rows)
+            f'<div class="method-desc">{esc(preset.description)}</div>{wins}</div>')

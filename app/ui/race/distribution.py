@@ -1,12 +1,6 @@
-"""The Race tab's sampling check: is this method lossless in distribution? (docs/DESIGN.md §5.15)
-
-An accordion below the race's results: samples, tokens compared and top-k, a Check and a Stop button, a status
-line that shows the progress, and the result (:mod:`.distribution_html`). The request comes from the tab's own
-controls through :func:`~app.ui.race.controls.request_from_controls` (preset, prompt, models, seed, method knobs);
-the check always samples, at the temperature and top-p controls' values, whatever the decoding control says.
-The work runs in a thread (:func:`~app.ui.streaming.run_streaming`); Stop, or a closed tab, sets the event the
-check reads between samples (and inside generate()), so it ends after the current call.
-"""
+"""The Race tab's sampling check, lossless in distribution? (docs/DESIGN.md §5.15): an accordion with its own
+controls that runs on the tab's request, always sampling at the tab's temperature and top-p; Stop, or a closed tab,
+ends it after the current generate() call."""
 
 from __future__ import annotations
 
@@ -55,10 +49,9 @@ def check_settings(samples: Any, tokens: Any, top_k: Any, values: dict[str, Any]
 def check_seconds(samples: Any = None, tokens: Any = None, *rest: Any) -> int:
     """ZeroGPU seconds a check asks for: a cold load plus every generated token (app/ui/gpu.py's rates)."""
     try:
-        work = check_work_tokens(int(samples or DEFAULT_SAMPLES), int(tokens or DEFAULT_TOKENS))
+        return gpu.work_seconds(check_work_tokens(int(samples or DEFAULT_SAMPLES), int(tokens or DEFAULT_TOKENS)))
     except (TypeError, ValueError):
-        work = check_work_tokens(DEFAULT_SAMPLES, DEFAULT_TOKENS)
-    return int(min(gpu.MAX_SECONDS, max(gpu.MIN_SECONDS, gpu.LOAD_SECONDS + work * gpu.TOKEN_SECONDS)))
+        return gpu.work_seconds(check_work_tokens(DEFAULT_SAMPLES, DEFAULT_TOKENS))
 
 
 class DistributionPanel:

@@ -1,12 +1,5 @@
-"""Event functions of the Race tab: the streaming race, stop, toggles, preset changes.
-
-Each returns or yields ``{component: value}`` for the components it changes. The streaming events
-(:meth:`RaceHandlers.race_stream` / :meth:`RaceHandlers.measure_stream`) drive the same engine
-lifecycle as the CLI, :class:`app.race.lifecycle.RaceRun` (prepare, then run, each in a worker thread
-through :func:`app.ui.streaming.run_streaming`), rendering both panes from the race's snapshot every
-:data:`TICK` seconds. Their ``finally`` closes the run (stop and reap) whenever the generator ends early:
-gradio closes it when the browser tab goes away, and GeneratorExit lands in that ``finally``.
-"""
+"""Event functions of the Race tab, each returning or yielding ``{component: value}``: the streaming race (the
+engine's :class:`~app.race.lifecycle.RaceRun`, rendered from its snapshot every :data:`TICK` s), Tune, stop, toggles."""
 
 from __future__ import annotations
 
@@ -31,9 +24,8 @@ from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
 from ...render.explain import speedup_words, why_html
-from ...render.panes import PaneView, legend_html, pane_html
+from ...render.panes import PaneView, legend_html, pane_html, subtitles
 from .session import Session
-from ...core.sources import short_name
 from ...render.figures import rounds_chart_html, stats_html
 from ...render.machine import hardware_html
 
@@ -62,12 +54,9 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
             "models": models}
 
 
-def subtitles(request: RaceRequest) -> tuple[str, str]:
-    """The two panes' subtitles: what runs on each side."""
+def titles(request: RaceRequest) -> tuple[str, str]:
     p = request.preset
-    target = short_name(p.target)
-    helper = f" + {short_name(p.assistant)}" if p.assistant else ""
-    return f"plain generate() \u00b7 {target}", f"{get_method(p.method).title} \u00b7 {target}{helper}"
+    return subtitles(get_method(p.method).title, p.target, p.assistant)
 
 
 def clock_time(epoch: float) -> str:
@@ -76,18 +65,12 @@ def clock_time(epoch: float) -> str:
 
 
 class Live:
-    """What the panes show while a race streams, drawn from the snapshot the race publishes.
-
-    The rate ticks with the clock: tokens so far over the seconds since that side's generate()
-    started (the final figure once it is done), so it moves on every frame, not only on tokens.
-    In a fair (sequential) race the plain side runs first; once the assisted side starts, the plain pane
-    replays its recorded run from zero in step with it (the ghost): token i appears when the assisted side's
-    clock reaches its recorded time, and the replay goes on after the assisted side ends until plain's own end.
-    """
+    """What the panes show while a race streams, drawn from the snapshot the race publishes: rates tick with the
+    clock, and in a fair race the plain pane replays its recorded run in step with assisted (docs/DESIGN.md §1)."""
 
     def __init__(self, run: RaceRun, session: Session):
         self.run, self.request, self.session = run, run.request, session
-        self.titles = subtitles(run.request)
+        self.titles = titles(run.request)
         self.ghost_zero: float | None = None  # monotonic time at which the assisted side started
         self.replaying = True  # False once the race is over: the plain pane shows its whole run
 
@@ -219,9 +202,8 @@ class RaceHandlers:
     def _run(self, session: Session, run: RaceRun, setup: RaceSetup) -> Iterator:
         """Race in a worker thread (the engine's reader), rendering the panes every TICK; returns the result."""
         live = Live(run, session)
-        note = (FAIR_NOTE if run.sequential else
-                "Racing both sides at once" + (" on shared CPU cores (a show, not a measurement)."
-                                               if not str(setup.device).startswith("cuda") else " (a show, not a measurement)."))
+        shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
+        note = FAIR_NOTE if run.sequential else f"Racing both sides at once{shared} (a show, not a measurement)."
 
         def frame(_: float = 0.0) -> dict:
             snap = run.snapshot()
@@ -245,7 +227,7 @@ class RaceHandlers:
             request = request_from_controls(values, self.config.limits)
             run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
             session.lossless = get_method(request.preset.method).lossless
-            for v, sub in zip(views, subtitles(request)):
+            for v, sub in zip(views, titles(request)):
                 v.subtitle = sub
             yield {**self.panes(session, views, status_html("Preparing\u2026")), **self.buttons(True)}
             setup = yield from self._prepare(session, run, views)

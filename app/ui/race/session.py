@@ -1,8 +1,4 @@
-"""Per-browser-session state of the Race tab, held in ``gr.State``.
-
-Nothing user-specific lives in module globals: each session gets its own :class:`Session`
-(gradio deep-copies the initial value; :meth:`Session.__deepcopy__` hands out a fresh one).
-"""
+"""Per-browser-session state of the Race tab, held in ``gr.State`` (nothing user-specific in module globals)."""
 
 from __future__ import annotations
 
@@ -14,11 +10,8 @@ from ...render.panes import PaneView
 
 
 class Session:
-    """One browser session: its running race, last results and view toggles.
-
-    results: mode ("concurrent" | "sequential") -> (settings signature, RaceResult).
-    views: the last (baseline, assisted) PaneView, re-rendered when a toggle changes.
-    """
+    """One browser session: its running race, last results and view toggles (gradio deep-copies the initial value:
+    each session gets a fresh one). results: mode -> (settings signature, RaceResult); views: the last PaneViews."""
 
     def __init__(self) -> None:
         self.run = None  # the app.race.lifecycle.RaceRun of the latest race or measurement

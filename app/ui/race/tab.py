@@ -1,11 +1,5 @@
-"""The Race tab: built from small section builders, each wiring the events of its own controls.
-
-Layout: the two race panes side by side; the legend and the rejected-drafts toggle; then prompt,
-buttons, status, stats, the per-round chart and the hardware facts on the left, and the settings
-(preset, models, decoding, method knobs) on the right. Components are collected on a
-:class:`RaceUI` namespace that the handlers (:class:`~app.ui.race.handlers.RaceHandlers`) return
-``{component: value}`` for.
-"""
+"""The Race tab: the two panes and the legend, then prompt, buttons and results on the left and settings on the
+right, built by small section builders that each wire their own controls."""
 
 from __future__ import annotations
 
@@ -41,11 +35,9 @@ class RaceUI(SimpleNamespace):
     """The Race tab's components by name (``ui.run``, ``ui.knobs["prompt_lookup_num_tokens"]``, ...)."""
 
     def controls(self) -> list:
-        """The control components in CONTROL_NAMES order (the race events' inputs after session and toggle)."""
-        by_name = {"preset": self.preset, "prompt": self.prompt, "target": self.target, "assistant": self.assistant,
-                   "chat_template": self.chat_template, "max_new_tokens": self.max_new_tokens, "decoding": self.decoding,
-                   "temperature": self.temperature, "top_p": self.top_p, "seed": self.seed, **self.knobs}
-        return [by_name[n] for n in CONTROL_NAMES]
+        """The control components in CONTROL_NAMES order (the race events' inputs after session and toggle); each
+        control is the attribute of its name, a knob's is in ``knobs``."""
+        return [self.knobs[n] if n in self.knobs else getattr(self, n) for n in CONTROL_NAMES]
 
     def preset_outputs(self) -> list:
         return [self.card, self.target, self.assistant, self.chat_template, self.max_new_tokens, self.decoding,

@@ -1,14 +1,8 @@
-"""Files the page offers after a race (its trace and replay page) and in the Replay tab, and the share link.
-
-Files are written by the app into its own temporary folder (never a path a user chooses); the oldest
-are pruned by count and age (app/ui/exports.py). The share button is a gradio deep link to the current result; it is
-only built where the page has a public address (a ``--share`` link or a Hugging Face Space), since a link to
-a local address helps no one else.
-"""
+"""Files the page offers after a race (its trace and replay page) and in the Replay tab, written to the app's own
+export folder (app/ui/exports.py), and the share link."""
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +14,7 @@ from ...replay.tracefile import Trace, build_trace, parse_trace, save_trace
 from ..config import UIConfig
 from ..exports import unique_stem
 
-log = logging.getLogger("app.ui")
+
 def write_race_files(request: Any, result: Any) -> tuple[str, str]:
     """Save a finished race's trace (JSON) and replay page (HTML); returns the two paths."""
     stem = unique_stem("replays", f"race-{result.preset}")
@@ -41,7 +35,8 @@ def write_replay_page(trace: Trace, path: Path | None = None, name: str = "repla
 
 
 def share_button(config: UIConfig, elem_classes: str) -> gr.DeepLinkButton | None:
-    """A deep link to the page as it is now (its results included), where the page is public; else None."""
+    """A deep link to the page as it is now (its results included) where the page is public (a link to a local
+    address helps no one else); else None."""
     if not config.is_public:
         return None
     return gr.DeepLinkButton("\U0001f517 Share this result", copied_value="Link copied", size="sm",

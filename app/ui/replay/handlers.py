@@ -1,6 +1,5 @@
-"""Event functions of the Replay tab: play a gallery race, play an uploaded trace. Each returns
-``{component: value}``; a file that is not a valid trace is one clear line and an empty player, never a
-replay that could be mistaken for the file's."""
+"""Event functions of the Replay tab: play a gallery race or an uploaded trace; a file that is not a valid trace is
+one clear line and an empty player."""
 
 from __future__ import annotations
 

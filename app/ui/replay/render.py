@@ -1,6 +1,5 @@
 """Pure HTML of the Replay tab (no gradio): the embedded player, its placeholder, the recording label and the
-gallery rows. The player is the replay page itself (app.replay.page) in a sandboxed frame: it plays in the
-browser at the recorded speed, so a replay costs the server nothing and never waits in the race queue."""
+gallery rows."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The Replay tab: recorded races (the gallery in ``assets/races/``) and uploaded traces, played by the replay
-page's own player embedded in the tab.
-
-Why the embedded player rather than a stream of frames from the server: the player reveals each token at
-its recorded time in the browser, so the timing is exact at any speed (0.25x to 8x, pause, restart), a
-replay holds no server thread or queue slot (on a one-slot CPU Space it never delays a live race), and
-the tab shows exactly the page the Download button gives, one renderer for both.
-"""
+"""The Replay tab: recorded races (the gallery) and uploaded traces, played by the replay page's own player
+embedded in the tab (docs/DESIGN.md §4.3)."""
 
 from __future__ import annotations
 
