@@ -77,3 +77,53 @@ def test_draft_costs_are_fitted_from_the_rounds():
         policy.observe(k, k, 0.01 + 0.02 * k, STEP)
     assert policy.draft_cost.per_token == pytest.approx(0.02, rel=0.05)
     assert policy.draft_cost.fixed == pytest.approx(0.01, rel=0.1)
+
+
+# ----- ready for a GPU: the length that maximises tokens per second, on flat and steep cost curves -----------------
+
+def true_speed(k: int, q: float, slope: float, draft_share: float) -> float:
+    """Expected tokens per step-second of drafting k tokens when each position is kept with probability q."""
+    return (1 + sum(q ** i for i in range(1, k + 1))) / (1 + slope * k + draft_share * k)
+
+
+@pytest.mark.parametrize("slope", [0.0, 0.01, 0.12], ids=["flat (GPU)", "nearly flat", "steep (CPU)"])
+@pytest.mark.parametrize("draft_share", [0.0, 0.05], ids=["lookup", "small drafter"])
+@pytest.mark.parametrize("q", [0.6, 0.8, 0.95])
+def test_it_settles_on_the_length_with_the_most_tokens_per_second(slope, draft_share, q):
+    import random
+
+    rng = random.Random(7)
+    policy = CostAwarePolicy(max_draft=12, step_seconds=STEP, slope=slope, draft_per_token=draft_share * STEP)
+    policy.rounds_drafted = 2  # fit draft costs from the first round on
+
+    def accept(k: int) -> int:
+        n = 0
+        while n < k and rng.random() < q:
+            n += 1
+        return n
+
+    chosen = run_rounds(policy, accept, 400, draft_per_token=draft_share * STEP)
+    best = max(range(13), key=lambda k: true_speed(k, q, slope, draft_share))
+    settled = sorted(chosen[200:])[100]  # the median choice once it has learned
+    assert true_speed(settled, q, slope, draft_share) >= 0.95 * true_speed(best, q, slope, draft_share), (
+        f"chose {settled}, best {best}")
+    if slope == 0.0 and draft_share == 0.0:
+        assert settled == 12, "free verification and free drafts: draft as long as allowed"
+
+
+def test_a_long_lookup_match_is_drafted_long_from_the_first_round():
+    for slope, least in ((0.0, 10), (0.12, 8)):  # a nine-token match's prior: 0.9 per position
+        policy = CostAwarePolicy(max_draft=10, step_seconds=STEP, slope=slope, draft_per_token=0.0, drafts_first=True)
+        assert policy.draft_length(available=10, match=12) >= least
+    steep = CostAwarePolicy(max_draft=10, step_seconds=STEP, slope=0.12, draft_per_token=0.0, drafts_first=True)
+    assert steep.draft_length(available=10, match=1) <= 3  # a one-token match: a copy is a coin toss at best
+
+
+def test_lookup_acceptance_is_learned_per_match_length():
+    policy = CostAwarePolicy(max_draft=10, step_seconds=STEP, slope=0.12, draft_per_token=0.0, drafts_first=True)
+    for _ in range(40):  # short matches are never right, long ones always are
+        for match, accept in ((1, lambda k: 0), (9, lambda k: k)):
+            k = policy.draft_length(available=10, match=match)
+            policy.observe(k, accept(k), 0.0, STEP * (1 + 0.12 * k))
+    assert policy.draft_length(available=10, match=9) == 10
+    assert policy.draft_length(available=10, match=1) == 0

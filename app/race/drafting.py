@@ -7,8 +7,9 @@ draft length k with the most expected tokens per second:
     speed(k) = (1 + E(k)) / T(k),   E(k) = sum over i <= k of q_1 q_2 ... q_i,
     T(k) = verify(k) + draft(k),    verify(k) = step (1 + slope k)
 
-where q_i is the recent acceptance of draft position i (counted separately after a round that kept a
-draft and after one that did not, because acceptance comes in runs), step and slope are the measured
+where q_i is the recent acceptance of draft position i, counted separately per *state*, because acceptance comes in
+runs: for prompt lookup the state is how long the copied match is (app/race/lookup.py: after a match of one token a
+copy is rarely right, after ten it usually goes on), for a drafting model the previous round's outcome. Step and slope are the measured
 verification curve (:mod:`app.race.costs`), and draft(k) is the measured drafting time. Plain decoding
 is speed(0) = 1 / step. When no k beats it the policy drafts nothing, and probes again after a back-off
 that doubles each time a probe fails. The target verifies whatever is drafted, so the output is the
@@ -39,17 +40,36 @@ PRIOR_WEIGHT = 1.0
 CARRY = 1.0
 #: A draft length must beat plain decoding by this factor (estimates are noisy; a tie is not worth drafting).
 MARGIN = 1.02
-#: A round's outcome, which the next round's acceptance is conditioned on (acceptance comes in runs).
+#: A round's outcome, which a drafting model's next round is conditioned on (acceptance comes in runs).
 STATES = ("full", "part", "miss")
+#: Prompt lookup's states: the match length's bucket, named by its shortest length. A bucket's first position
+#: starts from the prior L / (L + 1) (a one-token match: 0.5; nine tokens: 0.9), so a long match is drafted in full
+#: at once instead of ramping up from a timid start.
+MATCH_BUCKETS = (1, 2, 3, 5, 9)
+
+
+def match_state(length: int) -> str:
+    """The state of a round whose copied match agrees over `length` tokens."""
+    return f"match>={max(b for b in MATCH_BUCKETS if b <= max(length, 1))}"
+
+
+def state_prior(state: str) -> float:
+    """The first position's prior acceptance in `state`."""
+    if state.startswith("match>="):
+        length = int(state.split(">=")[1])
+        return length / (length + 1.0)
+    return 0.5
 
 
 @dataclass
 class _Acceptance:
     """Decayed counts of tested and accepted drafts per position. Each position's estimate shrinks towards
     CARRY times the previous position's (the first towards 0.5) with the weight of PRIOR_WEIGHT rounds, so
-    positions not yet tested borrow from the ones before: after fully accepted rounds longer drafts are trusted."""
+    positions not yet tested borrow from the ones before: after fully accepted rounds longer drafts are trusted.
+    first: the first position's prior (:func:`state_prior`)."""
 
     size: int
+    first: float = 0.5
     tested: list[float] = field(default_factory=list)
     accepted: list[float] = field(default_factory=list)
 
@@ -58,7 +78,7 @@ class _Acceptance:
         self.accepted = [0.0] * self.size
 
     def estimates(self) -> list[float]:
-        out, prior = [], 0.5
+        out, prior = [], self.first
         for tested, accepted in zip(self.tested, self.accepted):
             q = (accepted + PRIOR_WEIGHT * prior) / (tested + PRIOR_WEIGHT)
             out.append(q)
@@ -104,7 +124,8 @@ class CostAwarePolicy:
     max_draft: the most tokens a round may draft (the method's length knob). step_seconds / slope: the
     verification curve. draft_per_token: prior drafting seconds per token (prompt lookup: about 0).
     drafts_first: the drafts exist before the length is chosen (prompt lookup proposes, then the policy
-    keeps a prefix); otherwise the length is chosen before drafting.
+    keeps a prefix); otherwise the length is chosen before drafting. plain: drafting cannot pay from the start,
+    so the caller runs plain decoding instead.
     """
 
     def __init__(self, max_draft: int, step_seconds: float, slope: float, draft_per_token: float,
@@ -112,12 +133,15 @@ class CostAwarePolicy:
         self.max_draft = max(1, int(max_draft))
         self.step, self.slope = max(step_seconds, 1e-6), max(slope, 0.0)
         self.drafts_first = drafts_first
-        self.acceptance = {state: _Acceptance(self.max_draft) for state in STATES}
+        self.acceptance: dict[str, _Acceptance] = {}
         self.draft_cost = _DraftCost(per_token=draft_per_token)
         self.state = "part"
         self.skipped, self.backoff, self.probing = 0, FIRST_BACKOFF, False
         self.rounds_drafted = self.rounds_skipped = 0
-        if self.hopeless():  # the prior already says drafting cannot pay: do not start with frequent probes
+        #: The prior already says no draft can pay, even one always kept: the run decodes plainly (no assisted
+        #: loop, no probes), so that drafting nothing costs nothing (docs/DESIGN.md §5.16).
+        self.plain = self.hopeless()
+        if self.plain:  # a caller that drafts anyway (the sampling check) probes rarely
             self.backoff = MAX_BACKOFF
 
     # ----- the model ------------------------------------------------------------------------------
@@ -125,7 +149,7 @@ class CostAwarePolicy:
         """Expected tokens per second when drafting k tokens this round (k capped by `available`)."""
         k = min(k, available) if available is not None else k
         expected, run = 0.0, 1.0
-        for q in self.acceptance[self.state].estimates()[:k]:
+        for q in self.estimates()[:k]:
             run *= q
             expected += run
         seconds = self.step * (1.0 + self.slope * k) + self.draft_cost.seconds(k)
@@ -141,7 +165,7 @@ class CostAwarePolicy:
     def best(self, available: int | None = None) -> int:
         """The k with the highest expected speed (0 when no draft beats plain decoding)."""
         top = min(self.max_draft, available) if available is not None else self.max_draft
-        qs = self.acceptance[self.state].estimates()
+        qs = self.estimates()
         best_k, best_speed, expected, run = 0, MARGIN / self.step, 0.0, 1.0
         for k in range(1, top + 1):
             run *= qs[k - 1]
@@ -151,9 +175,21 @@ class CostAwarePolicy:
                 best_k, best_speed = k, speed
         return best_k
 
+    def table(self) -> _Acceptance:
+        """The acceptance counts of the current state (created with the state's prior when first seen)."""
+        if self.state not in self.acceptance:
+            self.acceptance[self.state] = _Acceptance(self.max_draft, state_prior(self.state))
+        return self.acceptance[self.state]
+
+    def estimates(self) -> list[float]:
+        return self.table().estimates()
+
     # ----- decisions --------------------------------------------------------------------------------
-    def draft_length(self, available: int | None = None) -> int:
-        """How many tokens to draft this round (`available`: how many the drafter already proposed)."""
+    def draft_length(self, available: int | None = None, match: int | None = None) -> int:
+        """How many tokens to draft this round (`available`: how many the drafter already proposed; `match`: how
+        long prompt lookup's match is, which then sets the state)."""
+        if match is not None:
+            self.state = match_state(match)
         if available == 0:
             return 0
         k = self.best(available)
@@ -179,7 +215,7 @@ class CostAwarePolicy:
             return
         if not self.drafts_first and self.rounds_drafted > 1:  # a drafter's first round also reads the whole prompt
             self.draft_cost.observe(drafted, draft_seconds)
-        self.acceptance[self.state].observe(drafted, accepted)
+        self.table().observe(drafted, accepted)
         self.state = "full" if accepted >= drafted else "part" if accepted > 0 else "miss"
         if self.probing:  # a probe that leaves drafting unpaid waits twice as long before the next one
             self.probing = False
@@ -189,14 +225,34 @@ class CostAwarePolicy:
                 self.backoff = FIRST_BACKOFF if self.best() > 0 else min(self.backoff * 2, MAX_BACKOFF)
 
 
-def _draft_share_prior(setup: Any) -> float:
-    """A first guess of drafting seconds per token, as a share of a target step, before any round is seen."""
+def _measured_draft_share(setup: Any, cost: VerifyCost, threads: int | None) -> float | None:
+    """One step of the drafting model as a share of a target step, timed like the verification curve (once per
+    model, thread count and prompt length, then cached); None when it cannot be timed."""
+    if not cost.tokens:  # the target's curve is a fallback guess: a share of it would be one too
+        return None
+    model = setup.assistant.model
+    try:
+        vocab = model.config.get_text_config().vocab_size
+        step = verify_cost(model, setup.input_ids.clamp(max=vocab - 1), threads, key=setup.assistant.spec).step_seconds
+    except Exception:  # noqa: BLE001 - fall back to the size ratio
+        log.warning("could not time the drafter's step; the cost-aware policy starts from the size ratio", exc_info=True)
+        return None
+    return step / cost.step_seconds
+
+
+def _draft_share_prior(setup: Any, cost: VerifyCost, threads: int | None) -> float:
+    """A first guess of drafting seconds per token, as a share of a target step, before any round is seen: the
+    layers an early exit runs, a drafting model's measured step, else twice its size ratio."""
     preset = setup.preset
     if get_method(preset.method).self_drafting:
         layers = setup.target.model.config.get_text_config().num_hidden_layers
         return preset.assistant_early_exit / max(layers, 1)
-    if setup.assistant is not None and setup.target.n_params:
-        return min(1.0, 2.0 * setup.assistant.n_params / setup.target.n_params)
+    if setup.assistant is not None:
+        measured = _measured_draft_share(setup, cost, threads)
+        if measured is not None:
+            return measured
+        if setup.target.n_params:
+            return min(1.0, 2.0 * setup.assistant.n_params / setup.target.n_params)
     return 0.3
 
 
@@ -212,11 +268,13 @@ def calibrate(setup: Any, threads: int | None) -> VerifyCost | None:
         return VerifyCost(step_seconds=0.05, slope=0.0 if str(setup.device).startswith("cuda") else 0.1, tokens=0)
 
 
-def policy_factory(setup: Any, cost: VerifyCost | None) -> Callable[[], CostAwarePolicy] | None:
-    """A factory of fresh cost-aware policies (one per generate() call) starting from `cost`; None without one."""
+def policy_factory(setup: Any, cost: VerifyCost | None, threads: int | None = None
+                   ) -> Callable[[], CostAwarePolicy] | None:
+    """A factory of fresh cost-aware policies (one per generate() call) starting from `cost`; None without one.
+    threads: the drafting side's, for timing a drafting model's step."""
     if cost is None:
         return None
     lookup = get_method(setup.preset.method).drafts_from_prompt
-    prior = 0.0 if lookup else _draft_share_prior(setup) * cost.step_seconds
+    prior = 0.0 if lookup else _draft_share_prior(setup, cost, threads) * cost.step_seconds
     max_draft = setup.args.max_draft
     return lambda: CostAwarePolicy(max_draft, cost.step_seconds, cost.slope, prior, drafts_first=lookup)

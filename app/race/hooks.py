@@ -47,13 +47,14 @@ from typing import Any, Protocol
 
 import torch
 
-from transformers.generation.candidate_generator import (SinglePositionMultiTokenCandidateGenerator,
+from transformers.generation.candidate_generator import (PromptLookupCandidateGenerator,
+                                                        SinglePositionMultiTokenCandidateGenerator,
                                                         _prepare_attention_mask, _prepare_position_ids,
                                                         _prepare_token_type_ids)
 from transformers.generation.utils import GenerationMixin
 from transformers.utils.output_capturing import _CAN_RECORD_REGISTRY, maybe_install_capturing_hooks
 
-from . import costs
+from . import costs, lookup
 
 PINNED_TRANSFORMERS = "5.24.0"
 
@@ -72,7 +73,7 @@ class DraftPolicy(Protocol):
 
     drafts_first: bool
 
-    def draft_length(self, available: int | None = None) -> int: ...
+    def draft_length(self, available: int | None = None, match: int | None = None) -> int: ...
 
     def observe(self, drafted: int, accepted: int, draft_seconds: float, verify_seconds: float,
                 first_round: bool = False) -> None: ...
@@ -116,8 +117,22 @@ def _extend_first_inputs(generator: Any, input_ids: Any) -> None:
     generator.assistant_kwargs = _prepare_token_type_ids(kwargs, length)
 
 
+def _longest_lookup(generator: Any, input_ids: torch.Tensor, policy: DraftPolicy) -> torch.Tensor:
+    """Prompt lookup by the longest match (app/race/lookup.py), its length handed to the policy; the candidates
+    as transformers' lookup returns them (the text so far, then the kept copy). Within max_length - 1 tokens, as
+    transformers keeps room for the target's own token."""
+    room = int(generator.max_length) - 1 - input_ids.shape[1]
+    eos = generator.eos_token_id
+    eos = [] if eos is None else eos.flatten().tolist() if isinstance(eos, torch.Tensor) else list(
+        eos if isinstance(eos, (list, tuple)) else [eos])
+    copied, match = lookup.proposal(input_ids[0], min(int(generator.num_output_tokens), max(room, 0)), eos)
+    k = policy.draft_length(int(copied.numel()), match.length)
+    return torch.cat([input_ids, copied[:k].to(input_ids.device).unsqueeze(0)], dim=1)
+
+
 def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _Round) -> None:
     inner = generator.get_candidates
+    longest = policy is not None and isinstance(generator, PromptLookupCandidateGenerator)
 
     def get_candidates(input_ids, *a: Any, **kw: Any):
         start = costs.CLOCK()
@@ -125,9 +140,12 @@ def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPo
             generator.num_assistant_tokens = policy.draft_length()
             if generator.num_assistant_tokens:
                 _extend_first_inputs(generator, input_ids)
-        candidate_ids, candidate_logits = inner(input_ids, *a, **kw)
         cur_len = input_ids.shape[1]
-        if policy is not None and policy.drafts_first:
+        if longest:
+            candidate_ids, candidate_logits = _longest_lookup(generator, input_ids, policy), None
+        else:
+            candidate_ids, candidate_logits = inner(input_ids, *a, **kw)
+        if policy is not None and policy.drafts_first and not longest:
             k = policy.draft_length(candidate_ids.shape[1] - cur_len)
             candidate_ids = candidate_ids[:, :cur_len + k]
             candidate_logits = None if candidate_logits is None else candidate_logits[:, :k]
