@@ -153,7 +153,7 @@ class Sampler:
         """One assisted continuation per seed, each a fresh generate() call as in a race (batch size 1)."""
         setup, out = self.setup, []
         threads = None if str(setup.device).startswith("cuda") else torch.get_num_threads()  # the caller's threads
-        policies = policy_factory(setup, calibrate(setup, threads))
+        policies = policy_factory(setup, calibrate(setup, threads), threads)
         with _tokenizers(setup) as toks:
             for seed in seeds:
                 self._check_stop("assisted", len(out))

@@ -136,21 +136,28 @@ class Race:
         with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
             yield target_tok, assistant_tok
 
+    def _drafts(self, assisted: bool) -> tuple[Any, bool]:
+        """(a fresh policy for the assisted side, whether this side runs transformers' assisted generation): a
+        policy that knows drafting cannot pay here decodes plainly (docs/DESIGN.md §5.16)."""
+        policy = self._policies() if assisted and self._policies else None
+        return policy, assisted and not (policy is not None and policy.plain)
+
     def _run_side(self, side: str) -> None:
         assisted = side == "assisted"
-        streamer = TraceStreamer(side, assisted, self.events_queue.put)
+        policy, drafting = self._drafts(assisted)
+        self.policy = policy if assisted else self.policy
+        streamer = TraceStreamer(side, assisted, self.events_queue.put, undrafted=assisted and not drafting)
         self.streamers[side] = streamer
         start = time.perf_counter()
         try:
             use_threads(self.threads_per_side)
-            policy = self.policy = self._policies() if assisted and self._policies else None
-            with self._tokenizers_for(assisted) as toks:
-                model, kwargs = generate_call(self.setup, assisted, tokenizers=toks)
+            with self._tokenizers_for(drafting) as toks:
+                model, kwargs = generate_call(self.setup, drafting, tokenizers=toks)
                 kwargs["streamer"] = streamer
                 kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
                 if self.seed is not None:
                     torch.manual_seed(self.seed)
-                with bind_tracer(streamer if assisted else None, policy), torch.inference_mode():
+                with bind_tracer(streamer if drafting else None, policy if drafting else None), torch.inference_mode():
                     start = streamer.start = time.perf_counter()
                     model.generate(**kwargs)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
@@ -168,11 +175,11 @@ class Race:
         for assisted in (False, True)[1 if self.kept is not None else 0:]:
             if self.stop_event.is_set():
                 return
-            policy = self._policies() if assisted and self._policies else None
-            with self._tokenizers_for(assisted) as toks:
-                model, kwargs = generate_call(self.setup, assisted, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
+            policy, drafting = self._drafts(assisted)
+            with self._tokenizers_for(drafting) as toks:
+                model, kwargs = generate_call(self.setup, drafting, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
                 kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-                with bind_tracer(None, policy), torch.inference_mode():
+                with bind_tracer(None, policy if drafting else None), torch.inference_mode():
                     model.generate(**kwargs)
 
     def _run_sequential(self) -> None:
@@ -203,7 +210,7 @@ class Race:
         if self.threads:
             return
         self.verify_cost = calibrate(self.setup, self.threads_per_side)  # measured once per model and thread count
-        self._policies = policy_factory(self.setup, self.verify_cost)
+        self._policies = policy_factory(self.setup, self.verify_cost, self.threads_per_side)
         if self.sequential and self.ghosts is not None:
             self._ghost_key = ghost_key(self.setup, self.seed, self.threads_per_side or MACHINE_THREADS)
             self.kept = self.ghosts.get(self._ghost_key)
@@ -341,7 +348,13 @@ class Race:
         schedule = args.draft_policy or args.drafter_config.get("num_assistant_tokens_schedule")
         return AssistedResult(**self._side("assisted"), tokens=[dataclasses.replace(t) for t in rec.tokens],
                               rounds=[dataclasses.replace(r) for r in rec.rounds], draft_policy=schedule,
-                              skipped_rounds=self.policy.rounds_skipped if self.policy is not None else 0)
+                              skipped_rounds=self._skipped(rec))
+
+    def _skipped(self, rec: SideRecord) -> int:
+        """Rounds the cost-aware schedule drafted nothing in (every round of a side that decoded plainly)."""
+        if self.policy is None:
+            return 0
+        return len(rec.rounds) if self.policy.plain else self.policy.rounds_skipped
 
     def result(self) -> RaceResult:
         """The race so far as a :class:`RaceResult` (its ``to_dict()`` is the JSON contract), with its explanation."""

@@ -112,14 +112,17 @@ class RawRound:
 class TraceStreamer(BaseStreamer):
     """Records every generated token and round; optionally forwards events.
 
-    side: "baseline" or "assisted". assisted: whether rounds are expected.
+    side: "baseline" or "assisted". assisted: whether rounds are expected. undrafted: the assisted side decodes
+    plainly (its schedule knows drafting cannot pay): each token is recorded as a round that drafted nothing.
     emit: called with each event from the generation thread (must be cheap and thread-safe,
     e.g. ``queue.Queue.put``).
     """
 
-    def __init__(self, side: str, assisted: bool, emit: Callable[[Event], None] | None = None):
+    def __init__(self, side: str, assisted: bool, emit: Callable[[Event], None] | None = None,
+                 undrafted: bool = False):
         self.side = side
-        self.assisted = assisted
+        self.assisted, self.undrafted = assisted, undrafted
+        self._put_at = 0.0
         self.emit = emit
         self.token_ids: list[int] = []
         self.statuses: list[str] = []
@@ -166,6 +169,9 @@ class TraceStreamer(BaseStreamer):
         now = time.perf_counter() - self.start
         if self.assisted:
             self._kept, self._kept_at = ids, now  # emitted by on_verified, right after this
+            if self.undrafted:  # no verification follows: the token's own forward pass is the round
+                self._finish_round(None, now - self._put_at)
+            self._put_at = now
         else:
             self._record(ids, [TARGET] * len(ids), now, [], [])
 

@@ -92,6 +92,9 @@ def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
 def _what_happened(result: Any, why: Why) -> str:
     a = result.assisted
     drafted = sum(r.drafted for r in a.rounds)
+    if not drafted and _schedule_skipped_all(a):
+        return ("No round drafted anything: the cost-aware schedule judged that no draft length pays on this "
+                "hardware, so the assisted side decoded plainly")
     if not drafted:
         return "No round drafted anything"
     text = f"Drafts were accepted {why.acceptance_rate:.0%} ({sum(r.accepted for r in a.rounds)} of {drafted})"
@@ -105,6 +108,11 @@ def _what_happened(result: Any, why: Why) -> str:
     return text
 
 
+def _schedule_skipped_all(a: Any) -> bool:
+    """The cost-aware schedule chose to draft nothing in every round (not a lookup that found nothing to copy)."""
+    return a.draft_policy == "cost-aware" and bool(a.rounds) and a.skipped_rounds >= len(a.rounds)
+
+
 def _drafting_paid(why: Why) -> bool:
     """The rounds' acceptance cleared the break-even (drafting itself paid for its cost here)."""
     return why.acceptance_rate is not None and why.break_even_acceptance is not None and \
@@ -114,6 +122,10 @@ def _drafting_paid(why: Why) -> bool:
 def _advice(result: Any, why: Why) -> str:
     """What to try (or why nothing needs trying), as one clause."""
     shared_cpu = result.mode == "concurrent" and not str(result.device).startswith("cuda")
+    if _schedule_skipped_all(result.assisted):
+        return (f"Both sides decoded plainly, so {result.speedup:.2f}\u00d7 is the machine's own variation. A draft "
+                "costs too much of a target step here to pay even when kept: a smaller drafter or a GPU changes that; "
+                "the constant schedule shows the mechanism at its real cost.")
     if result.speedup >= 1.05 and not result.errors:
         where = "faster" if result.mode == "sequential" else "faster in this concurrent race"
         return f"It paid: {result.speedup:.2f}\u00d7 {where}."
@@ -125,6 +137,7 @@ def _advice(result: Any, why: Why) -> str:
                 "tokens per round, or a GPU, shift the balance.")
     if why.break_even_acceptance is None and why.cost_ratio is not None:
         return "Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup."
+
     lower = f" or {why.best_constant_gamma} draft tokens" if why.best_constant_gamma and why.gamma and \
         why.best_constant_gamma < why.gamma else ""
     if result.method in METHODS and METHODS[result.method].drafts_from_prompt:
