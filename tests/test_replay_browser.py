@@ -114,13 +114,20 @@ def test_replay_tab_plays_a_gallery_race_with_one_click(server, browser, tmp_pat
 
 
 def test_readme_screenshot_of_a_gallery_race(browser, tmp_path):
-    """The README's picture: the first gallery race, replayed to its end at laptop width."""
+    """The README's picture: the first gallery race, replayed to its end at laptop width, showing the recorded
+    race's whole assisted text and its final figures, labelled as a recording, with no horizontal scrolling."""
     gallery = load_gallery()
+    trace = gallery.load(0)
     path = tmp_path / "replay.html"
-    path.write_text(replay_html(gallery.load(0)), encoding="utf-8")
+    path.write_text(replay_html(trace), encoding="utf-8")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(path.as_uri() + "?speed=8")
     page.click("#end")
+    expect(page.locator("body")).to_have_attribute("data-state", "ended")
+    assert page.evaluate(PANE_TEXT, "assisted") == "".join(t.text for t in trace.result.assisted.tokens)
+    expect(page.locator("#stats .final")).to_be_visible()
+    expect(page.locator("#recording")).to_contain_text("Not a live run")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     screenshot(page, tmp_path / "screenshot-replay.png", asset="screenshot-replay.png")
     page.close()
 
