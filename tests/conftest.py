@@ -1,12 +1,11 @@
-"""Shared fixtures: tiny random models (built once per session), presets, the built page, a model cache, the
-running app and headless Chromium. Plain helpers (make_preset, by_elem_id, ROOT, ...) are in tests/helpers.py."""
+"""Shared fixtures: tiny random models (built once per session), the built page, a model cache, the running app
+and headless Chromium. Plain helpers (make_preset, by_elem_id, ROOT, ...) are in tests/helpers.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests import tiny_models
-from tests.helpers import make_preset
 
 
 @pytest.fixture(scope="session")
@@ -16,8 +15,11 @@ def tiny(tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def preset_factory():
-    return make_preset
+def small(tmp_path_factory) -> dict[str, str]:
+    """Folders of the 16-word-vocabulary models (see tests/tiny_vocab.py), built once per session."""
+    from tests import tiny_vocab
+
+    return tiny_vocab.build_small_vocab(tmp_path_factory.mktemp("small_vocab"))
 
 
 @pytest.fixture(scope="module")
@@ -87,14 +89,6 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
-
-
-@pytest.fixture(scope="session")
-def small(tmp_path_factory) -> dict[str, str]:
-    """Folders of the 16-word-vocabulary models (see tests/tiny_vocab.py), built once per session."""
-    from tests import tiny_vocab
-
-    return tiny_vocab.build_small_vocab(tmp_path_factory.mktemp("small_vocab"))
 
 
 @pytest.fixture(scope="module")
