@@ -50,4 +50,4 @@ def test_a_bad_setting_is_one_line_in_the_tab(page):
     for box in page.locator("#bench-presets input[type=checkbox]:checked").all():
         box.uncheck()
     page.click("#bench-run-btn")
-    expect(page.locator("#bench-status .status-error")).to_contain_text("Tick at least one preset", timeout=20_000)
+    expect(page.locator("#bench-status .status-error")).to_contain_text("Choose at least one preset", timeout=20_000)
