@@ -30,7 +30,7 @@ from pathlib import Path
 
 from gradio_client import Client
 
-from benchmarks.users import free_port
+from tests.app_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = "Count from 1 to 500, separated by commas."

@@ -12,15 +12,11 @@ Exit status 1 when there was a traceback or a hang.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-import fuzzing  # noqa: E402  (tests/ holds the fuzz machinery and the tiny models)
-import tiny_models  # noqa: E402
+from tests import fuzzing, tiny_models
 
 
 def run_api(examples: int, clients: int) -> fuzzing.Counts:

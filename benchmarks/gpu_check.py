@@ -18,8 +18,6 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 PROMPT = "Repeat this list and add one more fruit at the end: apple, banana, cherry, date, elderberry, fig."
 GIB = 1024 ** 3
 
@@ -54,9 +52,9 @@ def _race(preset, prompt: str) -> None:
 
 
 def race() -> None:
-    import tiny_models
     from app.core.presets import get_preset
-    from conftest import make_preset
+    from tests import tiny_models
+    from tests.helpers import make_preset
 
     tiny = tiny_models.build_all(Path(tempfile.mkdtemp(prefix="gpu-check-")) / "tiny")
     _race(make_preset("drafter", tiny["llama_target"], tiny["llama_drafter_same"], max_new_tokens=64,
@@ -71,9 +69,9 @@ def race() -> None:
 
 def bnb4() -> None:
     """Load the tiny Llama target 4-bit through the loader (preset quantization: 4bit) and race it once."""
-    import tiny_models
     from app.core.loader import MODEL_CACHE, LoadOptions
-    from conftest import make_preset
+    from tests import tiny_models
+    from tests.helpers import make_preset
 
     tiny = tiny_models.build_all(Path(tempfile.mkdtemp(prefix="gpu-check-")) / "tiny")
     preset = make_preset("prompt-lookup", tiny["llama_target"], max_new_tokens=32, prompt_lookup_num_tokens=4,

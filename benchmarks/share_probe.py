@@ -28,8 +28,8 @@ from typing import Any, Callable
 import httpx
 
 from benchmarks.cancel_storm import ROOT, Watched
-from benchmarks.page_client import call, event_named, inputs_for, shown_text
-from benchmarks.users import free_port
+from tests.app_server import free_port
+from tests.page_client import call, event_named, inputs_for, shown_text
 
 Check = Callable[["Probe"], tuple[str, bool]]
 

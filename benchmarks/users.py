@@ -11,49 +11,12 @@ queue position it was shown, and wall time; then how many times each model was l
 from __future__ import annotations
 
 import argparse
-import socket
 import threading
 import time
 
-
-from gradio_client import Client
-
 from app.core.loader import MODEL_CACHE
-from app.ui.config import UIConfig
-from app.ui.page import build_app
-
-JOBS = [
-    ("offline-prompt-lookup", "Repeat this list and add one more fruit at the end: apple, banana, cherry, date."),
-    ("offline-early-exit", "Explain in three sentences why the sky is blue."),
-    ("offline-prompt-lookup", "Fix the typo and return the corrected sentence: The quick brown fox jumpd over the dog."),
-    ("offline-uad", "The capital of France is Paris. The capital of Germany is Berlin. The capital of Italy is"),
-    ("offline-early-exit", "List three healthy breakfast ideas."),
-    ("offline-prompt-lookup", "Summarise: The council approved the park plan on Monday. Work starts in May."),
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def run_user(url: str, preset: str, prompt: str, tokens: int, out: dict) -> None:
-    """One session: submit a race, watch its queue position, keep the result or the error."""
-    client = Client(url, verbose=False)
-    start = time.perf_counter()
-    job = client.submit(preset=preset, prompt=prompt, max_new_tokens=tokens, api_name="/race")
-    best_rank = None
-    while not job.done():
-        rank = job.status().rank  # 0-based place in the queue while waiting, None once running
-        if rank is not None:
-            best_rank = max(best_rank or 0, rank + 1)
-        time.sleep(0.05)
-    try:
-        out.update(result=job.result(), error=None)
-    except Exception as exc:  # reported, not raised: the point is to count them
-        out.update(result=None, error=str(exc).splitlines()[0])
-    out.update(seconds=time.perf_counter() - start, rank=best_rank)
+from tests.app_server import launched
+from tests.users import JOBS, run_user
 
 
 def main() -> None:
@@ -62,10 +25,11 @@ def main() -> None:
     ap.add_argument("--max-new-tokens", type=int, default=24)
     ap.add_argument("--concurrency-limit", type=int, default=1)
     args = ap.parse_args()
-    config = UIConfig(port=free_port(), concurrency_limit=args.concurrency_limit)
-    app = build_app(config)
-    demo = app.demo
-    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
+    with launched(concurrency_limit=args.concurrency_limit) as (url, _):
+        race_all(url, args)
+
+
+def race_all(url: str, args: argparse.Namespace) -> None:
     jobs = [JOBS[i % len(JOBS)] for i in range(args.users)]
     solo = {}
     for preset, prompt in dict.fromkeys(jobs):
@@ -93,7 +57,6 @@ def main() -> None:
     print(f"identical to solo runs: {same}/{len(jobs)}; errors: {sum(o['error'] is not None for o in outs)}")
     print(f"model loads: {MODEL_CACHE.load_count} in total, {MODEL_CACHE.load_count - loads_after_solo} during the "
           f"concurrent phase; models held: {[m.spec for m in MODEL_CACHE.loaded()]}")
-    demo.close()
 
 
 if __name__ == "__main__":

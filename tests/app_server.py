@@ -1,5 +1,6 @@
-"""End-to-end helpers shared by the tests that talk to a real server: a free port, and ``python app.py`` started
-on one, waited for until it serves, and stopped afterwards."""
+"""The app as a server, for the tests and the benchmarks that talk to one: a free port, the page launched
+in-process, ``python app.py`` started as a subprocess and waited for until it serves, and the one wait-until loop.
+No pytest imports, so the benchmarks use it too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,6 +21,31 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_until(condition: Callable[[], Any], timeout: float, message: str | Callable[[], str],
+               interval: float = 0.1) -> None:
+    """Call `condition` every `interval` seconds until it returns something true; an AssertionError with `message`
+    (or what it returns, read at the time) when `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, message() if callable(message) else message
+        time.sleep(interval)
+
+
+@contextlib.contextmanager
+def launched(**config: Any) -> Iterator[tuple[str, Any]]:
+    """(url, app) of the page built with these UIConfig fields and launched in this process on a free port; closed
+    afterwards."""
+    from app.ui.config import UIConfig
+    from app.ui.page import build_app
+
+    app = build_app(UIConfig(port=free_port(), **config))
+    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
+    try:
+        yield url.rstrip("/"), app
+    finally:
+        app.demo.close()
 
 
 @contextlib.contextmanager
@@ -34,17 +60,17 @@ def running_app(log_path: Path, env: Callable[[int], dict] | None = None, startu
         proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, stdout=log,
                                 stderr=subprocess.STDOUT, env=environ)
     url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return True
+        except OSError:
+            return False
+
     try:
-        deadline = time.monotonic() + startup
-        while True:
-            assert proc.poll() is None, f"app.py exited:\n{log_path.read_text()}"
-            try:
-                with urllib.request.urlopen(url, timeout=2):
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"app.py did not start:\n{log_path.read_text()}"
-            time.sleep(0.3)
+        wait_until(answers, startup, lambda: f"app.py did not start:\n{log_path.read_text()}", interval=0.3)
         yield url
     finally:
         proc.terminate()

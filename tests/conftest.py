@@ -1,21 +1,11 @@
-"""Shared fixtures: tiny random models (built once per session), preset helpers and the built page."""
+"""Shared fixtures: tiny random models (built once per session), the built page, a model cache, the running app
+and headless Chromium. Plain helpers (make_preset, by_elem_id, ROOT, ...) are in tests/helpers.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import tiny_models
-from app.core.presets import Preset
-from app.core.loader import LoadOptions
-from app.core.requests import Limits
-
-ROOT = Path(__file__).resolve().parents[1]
-#: The command line's limits (local folders allowed: the tiny test models live in temporary folders).
-OPERATOR = Limits.operator()
-#: Load options that accept the tiny models' folders.
-LOCAL = LoadOptions(allow_local=True)
+from tests import tiny_models
 
 
 @pytest.fixture(scope="session")
@@ -24,16 +14,12 @@ def tiny(tmp_path_factory) -> dict[str, str]:
     return tiny_models.build_all(tmp_path_factory.mktemp("tiny_models"))
 
 
-def make_preset(method: str, target: str, assistant: str | None = None, **fields) -> Preset:
-    """A validated preset for tests (greedy, 24 new tokens unless overridden)."""
-    base = Preset(id=f"test-{method}", method=method, title="test", description="test", target=target,
-                  assistant=assistant, max_new_tokens=24)
-    return base.with_overrides(fields)
-
-
 @pytest.fixture(scope="session")
-def preset_factory():
-    return make_preset
+def small(tmp_path_factory) -> dict[str, str]:
+    """Folders of the 16-word-vocabulary models (see tests/tiny_vocab.py), built once per session."""
+    from tests import tiny_vocab
+
+    return tiny_vocab.build_small_vocab(tmp_path_factory.mktemp("small_vocab"))
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +31,16 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(previous)
+
+
+@pytest.fixture(scope="module")
+def cache():
+    """A model cache of the module's own. Not shared across modules: loaded models and tokenizers keep state
+    between races (transformers caches UAD's vocabulary translator per tokenizer pair, built in whatever vocabulary
+    order the module had set), so a module that pins that order would see another module's."""
+    from app.core.loader import ModelCache
+
+    return ModelCache()
 
 
 @pytest.fixture(scope="session")
@@ -60,9 +56,47 @@ def built():
     return app
 
 
-def by_elem_id(demo, elem_id: str):
-    """The one block of `demo` (a gr.Blocks or an App) with this elem_id."""
-    demo = getattr(demo, "demo", demo)
-    hits = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id]
-    assert len(hits) == 1, f"expected one block with elem_id {elem_id!r}, found {len(hits)}"
-    return hits[0]
+@pytest.fixture(scope="session")
+def local_built():
+    """The whole page built once as with --allow-local-models (the tiny models are local folders). The handlers keep
+    no state of their own (a visitor's is in gr.State), so the tests share it."""
+    from app.ui.config import UIConfig
+    from app.ui.page import build_app
+
+    return build_app(UIConfig(allow_local_models=True))
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """``python app.py --port N`` as a subprocess, started once for every browser test; yields (url, log path)."""
+    from tests.app_server import running_app
+
+    log_path = tmp_path_factory.mktemp("app") / "server.log"
+    with running_app(log_path) as url:
+        yield url, log_path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (tests/chromium.py). Per module, not per session: sync Playwright leaves its event loop
+    marked running in the main thread while it is open, so asyncio.run() in any test in between would fail. A
+    launch takes under a second."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.chromium import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page(server, browser):
+    """One page of the running app (1600 x 1000 px, the controls set), shared by a module's tests; closed after."""
+    from tests.chromium import open_page
+
+    url, _ = server
+    page = open_page(browser, url)
+    yield page
+    page.close()

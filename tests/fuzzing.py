@@ -33,8 +33,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from app.core.knobs import KNOB_TABLE, KNOBS, MAX_SEED
-from app_server import free_port
 from app.core.presets import load_presets
+from tests.app_server import launched
 
 PRESETS = tuple(load_presets())
 CONTRACT = {"preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
@@ -236,15 +236,8 @@ def api_server(max_new_tokens_cap: int = 16):
     """A gradio_client Client of the app launched in-process as a share link would be (hub ids only)."""
     import gradio_client
 
-    from app.ui.config import UIConfig
-    from app.ui.page import build_app
-
-    app = build_app(UIConfig(port=free_port(), max_new_tokens_cap=max_new_tokens_cap))
-    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
-    try:
+    with launched(max_new_tokens_cap=max_new_tokens_cap) as (url, _):
         yield gradio_client.Client(url, verbose=False)
-    finally:
-        app.demo.close()
 
 
 def call_api(client: Any, api_name: str, kwargs: dict, timeout: float, retries: int = 1) -> tuple[str, str]:

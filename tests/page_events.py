@@ -1,7 +1,7 @@
 """Every queued event of the page, fuzzed the way a visitor with the share link can send them: raw HTTP to gradio's
 queue (``/gradio_api/queue/join`` with an ``fn_index``, then the event stream), not only the named API.
 
-The raw client and its outcome rules are benchmarks/page_client.py. The events come from gradio's own config of
+The raw client and its outcome rules are tests/page_client.py. The events come from gradio's own config of
 the built page (``demo.get_config_file()["dependencies"]``), so an event added later is fuzzed without anyone
 listing it. Each input component gets a value drawn per its type: the component's own default, a plausible value,
 or a hostile one (tests/fuzzing.py).
@@ -16,10 +16,9 @@ from typing import Any, Iterator
 import httpx
 from hypothesis import strategies as st
 
-import fuzzing
-from app_server import free_port
-from benchmarks import page_client
-from benchmarks.page_client import send
+from tests import fuzzing, page_client
+from tests.app_server import launched
+from tests.page_client import send
 
 #: Upload payloads a raw client can send: files outside gradio's upload folder, traversal, not a file at all. (A URL
 #: as the path is left out: gradio itself fetches it, through its SSRF guard, before any app code runs, and a fuzz
@@ -69,15 +68,8 @@ def event_inputs(event: dict, examples: int) -> list[list]:
 def public_page(**config: Any) -> Iterator[tuple[str, Any]]:
     """(url, app) of the page launched in-process as a public share link would be (hub ids only, the public budgets,
     one job per visitor), with `config` overriding UIConfig fields."""
-    from app.ui.config import UIConfig
-    from app.ui.page import build_app
-
-    app = build_app(UIConfig(port=free_port(), public=True, **config))
-    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
-    try:
-        yield url.rstrip("/"), app
-    finally:
-        app.demo.close()
+    with launched(public=True, **config) as (url, app):
+        yield url, app
 
 
 def fuzz_page(url: str, demo: Any, per_event: int, counts: fuzzing.Counts, handler: fuzzing.LoggedTracebacks,

@@ -18,7 +18,7 @@ from app.core.loader import ModelCache
 from app.core.theory import predicted_speedup
 from app.race.result import AssistedResult, RaceResult, Round, SideResult
 from app.race.why import explain
-from conftest import make_preset
+from tests.helpers import make_preset
 
 PROMPTS = [SuitePrompt("s1", "Summarise: a b c", "summarisation", "tune"),
            SuitePrompt("s2", "Summarise: d e f", "summarisation", "test"),

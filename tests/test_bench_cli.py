@@ -18,7 +18,7 @@ from app.bench.results import BenchResult, load_results
 from app.cli import main
 from app.core.loader import ModelCache
 from app.core.presets import get_preset
-from conftest import make_preset
+from tests.helpers import make_preset
 
 SUITE = "\n".join(json.dumps(x) for x in [
     {"id": "c1", "category": "copy", "split": "tune", "prompt": "The cat likes the dog and the dog likes the cat"},
@@ -123,7 +123,7 @@ def test_ctrl_c_keeps_the_finished_races(tmp_path, monkeypatch, capsys):
             calls.append(prompt)
             if len(calls) == 2:
                 raise KeyboardInterrupt
-            from test_bench import ROUNDS, fake_result
+            from tests.test_bench import ROUNDS, fake_result
 
             return fake_result(preset, 0.5, ROUNDS)
 

@@ -9,29 +9,13 @@ import sys
 
 import pytest
 
-from app.cli import main
 
-from conftest import ROOT
+from tests.helpers import ROOT, assert_clean_error, run_main
 
 CONTRACT_KEYS = {"preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
                  "speedup", "identical", "first_divergence"}
 SIDE_KEYS = {"text", "token_ids", "new_tokens", "seconds", "tokens_per_second", "ttft_seconds"}
 ASSISTED_KEYS = SIDE_KEYS | {"tokens", "rounds", "acceptance_rate", "mean_accepted_length"}
-
-
-def run_main(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_clean_error(code: int, err: str, *needles: str) -> None:
-    assert code != 0
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and "Traceback" not in err
-    for needle in needles:
-        assert needle in lines[0], lines[0]
 
 
 def test_json_contract_on_tiny_models(capsys, tiny):

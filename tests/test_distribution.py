@@ -13,15 +13,14 @@ import torch
 import transformers.generation.utils as generation_utils
 from transformers import PreTrainedTokenizerFast
 
-import tiny_vocab
-from app.core.loader import ModelCache
 from app.race import costs, distribution, drafting, hooks
 from app.race.costs import VerifyCost
 from app.race.distribution import (CheckSettings, Sampler, call_seeds, check_work_tokens, sampling_check,
                                    sampling_preset)
 from app.race.prepare import prepare
 from app.race.sampling_stats import compare
-from conftest import OPERATOR, make_preset
+from tests import tiny_vocab
+from tests.helpers import OPERATOR, make_preset
 
 SETTINGS = CheckSettings(samples=400, tokens=3, seed=11)
 
@@ -42,16 +41,6 @@ LOSSLESS = [
      {"prompt_lookup_num_tokens": 3, "max_matching_ngram_size": 1, "num_assistant_tokens_schedule": "cost-aware"}),
     ("uad-cost-aware", "uad", "other_drafter", {"num_assistant_tokens": 3, "num_assistant_tokens_schedule": "cost-aware"}),
 ]
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> dict[str, str]:
-    return tiny_vocab.build_small_vocab(tmp_path_factory.mktemp("small_vocab"))
-
-
-@pytest.fixture(scope="module")
-def cache():
-    return ModelCache()
 
 
 @pytest.fixture(autouse=True)

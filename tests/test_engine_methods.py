@@ -10,7 +10,7 @@ from app.race.runner import Race
 from app.race.prepare import generate_call, prepare
 from app.race.tracer import ACCEPTED, BONUS, RESAMPLED, TARGET
 
-from conftest import OPERATOR, make_preset
+from tests.helpers import OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
 
@@ -38,11 +38,6 @@ LOSSLESS = [
     ("uad-cost-aware", "uad", "llama_target", "llama_other_tokenizer",
      {"num_assistant_tokens": 4, "num_assistant_tokens_schedule": "cost-aware"}),
 ]
-
-
-@pytest.fixture(scope="module")
-def cache():
-    return ModelCache()
 
 
 def plain_greedy(setup) -> list[int]:

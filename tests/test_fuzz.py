@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-import fuzzing
+from tests import fuzzing
 
 API_EXAMPLES = 250
 CLI_EXAMPLES = 300

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import gradio_client
 import pytest
@@ -22,43 +21,29 @@ from app.core.knobs import FLAG, REQUEST, Origin
 from app.core.requests import build_request, read_text_file
 from app.core.sources import MAX_ID_CHARS, resolve, unknown_model
 from app.race.result import AssistedResult, RaceResult, SideResult
-from app.ui.config import UIConfig
-from app.ui.page import build_app
 from app.race import lifecycle
-
-from conftest import ROOT
-from fuzzing import free_port, raw_json_client
+from tests.app_server import launched, wait_until
+from tests.fuzzing import raw_json_client
+from tests.helpers import ROOT
 
 PROMPT = "The cat likes the dog and the dog likes the cat"
 OUR_THREADS = ("race-", "api-")
 GENERIC = "verbose error reporting"  # gradio's message for an exception that is not a gr.Error
 
 
-def launch(config: UIConfig):
-    app = build_app(config)
-    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
-    return app, url
-
-
 @pytest.fixture(scope="module")
 def local(tiny):
     """(client, url) of a server that allows local folders, with a high token cap so a race can run for seconds."""
-    app, url = launch(UIConfig(port=free_port(), allow_local_models=True, max_new_tokens_cap=4096, concurrency_limit=1))
-    try:
+    with launched(allow_local_models=True, max_new_tokens_cap=4096, concurrency_limit=1) as (url, _):
         yield gradio_client.Client(url, verbose=False), url
-    finally:
-        app.demo.close()
 
 
 @pytest.fixture(scope="module")
 def remote():
     """A client of a server launched as a share link is: hub ids only, a small token cap."""
-    app, url = launch(UIConfig(port=free_port(), max_new_tokens_cap=16))
-    try:
+    with launched(max_new_tokens_cap=16) as (url, _):
         with raw_json_client():  # lone surrogates and NaN reach the server, as from a raw HTTP client
             yield gradio_client.Client(url, verbose=False)
-    finally:
-        app.demo.close()
 
 
 @pytest.fixture
@@ -80,10 +65,7 @@ def our_threads() -> list[str]:
 
 
 def wait_for(condition, timeout: float = 120.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+    wait_until(condition, timeout, f"timed out waiting for {what}", interval=0.02)
 
 
 def long_race(tiny) -> dict:

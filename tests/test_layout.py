@@ -15,7 +15,7 @@ from app.core.errors import ArenaError
 from app.core.knobs import FLAG, KNOB_LIST, KNOB_TABLE, KNOBS, REQUEST, Origin
 from app.core.presets import get_preset
 from app.core.requests import apply_overrides
-from conftest import ROOT, by_elem_id
+from tests.helpers import ROOT, by_elem_id
 
 APP = ROOT / "app"
 ENGINE = ("core", "race", "render", "planner", "bench", "deploy", "replay")

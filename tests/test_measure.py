@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from app.core.loader import ModelCache
 from app.core.presets import get_preset
 from app.planner import measure, timing
 from app.planner.check import modelled_speedup
@@ -15,7 +14,7 @@ from app.planner.plan import PlanOptions, plan_for_preset
 from app.race.prepare import prepare
 from app.race.result import Round
 
-from conftest import OPERATOR, make_preset
+from tests.helpers import OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
 SUMMARY = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
@@ -34,11 +33,6 @@ def leave_global_cache_as_found():
     yield
     if was_empty:
         MODEL_CACHE.clear()
-
-
-@pytest.fixture(scope="module")
-def cache():
-    return ModelCache()
 
 
 def setup_for(cache, method, target, assistant=None, prompt=PROMPT, **knobs):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import OPERATOR
+from tests.helpers import OPERATOR
 from app.core.loader import MODEL_CACHE, default_device
 from app.core.presets import get_preset
 from app.race.runner import Race

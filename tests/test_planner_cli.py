@@ -16,7 +16,7 @@ import pytest
 
 from app.cli import main as app_main
 
-from conftest import ROOT
+from tests.helpers import ROOT
 
 
 ENTRY_POINTS = [pytest.param(lambda argv: app_main(["plan", *argv]), id="app_cli")]

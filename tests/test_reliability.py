@@ -16,14 +16,9 @@ from app.race.runner import Race
 from app.race.prepare import Limits, prepare
 from app.core.sources import resolve
 
-from conftest import LOCAL, OPERATOR, make_preset
+from tests.helpers import LOCAL, OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog"
-
-
-@pytest.fixture(scope="module")
-def cache():
-    return ModelCache()
 
 
 def test_memory_budget_evicts_least_recently_used(tiny):

@@ -16,7 +16,7 @@ from app.cli import main
 from app.core.errors import ArenaError
 from app.replay.page import replay_html
 from app.replay.tracefile import FORMAT, VERSION, load_trace, parse_trace, save_trace
-from conftest import ROOT
+from tests.helpers import ROOT
 
 PROMPT = "The cat likes"
 

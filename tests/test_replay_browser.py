@@ -10,39 +10,26 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 from contextlib import redirect_stdout
 
 import pytest
 
-from test_ui_browser import ARGS, CHROMIUM, ROOT, _missing, server  # noqa: F401  (server is a fixture)
+from app.cli import main
+from app.replay.gallery import load_gallery
+from app.replay.page import replay_html
+from app.replay.tracefile import load_trace
+from tests import chromium
+from tests.app_server import running_app, wait_until
+from tests.chromium import load, open_page, screenshot
 
-if (why := _missing()) is not None:
-    if os.environ.get("CI"):
-        pytest.fail(f"browser test cannot run in CI: {why}", pytrace=False)
-    pytest.skip(why, allow_module_level=True)
-
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
-
-from app.cli import main  # noqa: E402
-from app_server import running_app  # noqa: E402
-from app.replay.gallery import load_gallery  # noqa: E402
-from app.replay.page import replay_html  # noqa: E402
-from app.replay.tracefile import load_trace  # noqa: E402
+chromium.require()
+from playwright.sync_api import expect  # noqa: E402  (after the skip above)
 
 pytestmark = pytest.mark.browser
 WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
 #: Text of the visible token spans of each pane, in order.
 PANE_TEXT = """side => Array.from(document.querySelectorAll(`.pane-${side} .pane-body .tok`))
   .filter(el => getComputedStyle(el).display !== 'none').map(el => el.dataset.text ?? el.textContent).join('')"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +59,7 @@ def test_page_plays_to_the_final_text_and_fits_the_screen(browser, page_file, si
     expect(page.locator(".pane-assisted .rate-value")).to_have_text(f"{trace.result.assisted.tokens_per_second:.1f}")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert requests == [path.as_uri() + "?speed=8"]  # nothing but the file itself
-    page.screenshot(path=str(tmp_path / f"replay-{size}.png"), full_page=True)
+    screenshot(page, tmp_path / f"replay-{size}.png")
     page.close()
 
 
@@ -100,14 +87,12 @@ def test_controls_pause_restart_speed_and_end(browser, page_file):
     page.close()
 
 
-def test_replay_tab_plays_a_gallery_race_with_one_click(server, browser, tmp_path):  # noqa: F811
+def test_replay_tab_plays_a_gallery_race_with_one_click(server, browser, tmp_path):
     url, _ = server
     gallery = load_gallery()
     assert gallery.entries, "no recorded races in assets/races"
     for size, (width, height) in WIDTHS.items():
-        page = browser.new_page(viewport={"width": width, "height": height})
-        page.goto(url)
-        page.wait_for_selector("#run-btn", timeout=60_000)
+        page = open_page(browser, url, width, height, ready=False)
         page.get_by_role("tab", name="Replay").click()
         page.locator("#replay-gallery tbody tr").first.click()
         expect(page.locator("#replay-status")).to_contain_text("Recording, not a live run", timeout=30_000)
@@ -124,21 +109,26 @@ def test_replay_tab_plays_a_gallery_race_with_one_click(server, browser, tmp_pat
         assert box["height"] >= inner["height"] and box["x"] + box["width"] <= width + 1
         tab = page.locator("#tab-replay")
         assert tab.evaluate("el => el.getBoundingClientRect().right") <= width + 1
-        page.screenshot(path=str(tmp_path / f"replay-tab-{size}.png"), full_page=True)
+        screenshot(page, tmp_path / f"replay-tab-{size}.png")
         page.close()
 
 
 def test_readme_screenshot_of_a_gallery_race(browser, tmp_path):
-    """The README's picture: the first gallery race, replayed to its end at laptop width."""
+    """The README's picture: the first gallery race, replayed to its end at laptop width, showing the recorded
+    race's whole assisted text and its final figures, labelled as a recording, with no horizontal scrolling."""
     gallery = load_gallery()
+    trace = gallery.load(0)
     path = tmp_path / "replay.html"
-    path.write_text(replay_html(gallery.load(0)), encoding="utf-8")
+    path.write_text(replay_html(trace), encoding="utf-8")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(path.as_uri() + "?speed=8")
     page.click("#end")
-    page.screenshot(path=str(tmp_path / "screenshot-replay.png"), full_page=True)
-    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
-        shutil.copy(tmp_path / "screenshot-replay.png", ROOT / "assets" / "screenshot-replay.png")
+    expect(page.locator("body")).to_have_attribute("data-state", "ended")
+    assert page.evaluate(PANE_TEXT, "assisted") == "".join(t.text for t in trace.result.assisted.tokens)
+    expect(page.locator("#stats .final")).to_be_visible()
+    expect(page.locator("#recording")).to_contain_text("Not a live run")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    screenshot(page, tmp_path / "screenshot-replay.png", asset="screenshot-replay.png")
     page.close()
 
 
@@ -153,34 +143,28 @@ def space_server(tmp_path_factory):
         yield url
 
 
-def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, server):  # noqa: F811
+def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, server):
     """Where the page is public the share button copies a deep link that brings the replay back; elsewhere
     there is no share button."""
     local, _ = server
-    page = browser.new_page()
-    page.goto(local)
-    page.wait_for_selector("#run-btn", timeout=60_000)
+    page = open_page(browser, local, 1280, 720, ready=False)
     assert page.locator(".share-link").count() == 0
     page.close()
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    page = context.new_page()
-    page.goto(space_server)
-    page.wait_for_selector("#run-btn", timeout=60_000)
+    page = load(context.new_page(), space_server, ready=False)
     assert page.locator(".race-share").count() == 1
     page.get_by_role("tab", name="Replay").click()
     page.locator("#replay-gallery tbody tr").nth(1).click()
     expect(page.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title, timeout=30_000)
     page.locator(".replay-share").click()
-    link = ""
-    for _ in range(60):  # the button fetches a link id, then copies the address
-        link = page.evaluate("navigator.clipboard.readText()")
-        if "deep_link=" in link:
-            break
-        page.wait_for_timeout(250)
-    assert "deep_link=" in link, link
-    shared = context.new_page()
-    shared.goto(link)
-    shared.wait_for_selector("#run-btn", timeout=60_000)
+
+    def copied() -> str:
+        return page.evaluate("navigator.clipboard.readText()")
+
+    # the button fetches a link id, then copies the address
+    wait_until(lambda: "deep_link=" in copied(), 15, lambda: f"no deep link copied: {copied()!r}", interval=0.25)
+    link = copied()
+    shared = load(context.new_page(), link, ready=False)
     shared.get_by_role("tab", name="Replay").click()
     expect(shared.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title)
     expect(shared.frame_locator("iframe.replay-frame").locator("#recording")).to_contain_text("Not a live run")

@@ -5,21 +5,14 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
 
-from app.core.loader import ModelCache
 from app.race.runner import Race
 from app.race.prepare import prepare
 from app.race.tracer import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
 
-from conftest import LOCAL, OPERATOR, make_preset
+from tests.helpers import LOCAL, OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
-
-
-@pytest.fixture(scope="module")
-def cache():
-    return ModelCache()
 
 
 def race_threads() -> list[threading.Thread]:

@@ -6,18 +6,13 @@ import json
 
 import pytest
 
-import tiny_vocab
-from test_cli import assert_clean_error, run_main
+from tests import tiny_vocab
+from tests.helpers import assert_clean_error, run_main
 
 KEYS = {"preset", "method", "declared_lossless", "samples", "tokens", "temperature", "top_p", "top_k", "seed",
         "tv_distance", "p_value", "min_detectable_tv", "min_detectable_tv_by_position", "joint", "positions", "alpha",
         "verdict", "verdict_text", "warning", "assisted_rounds", "assisted_drafted", "assisted_accepted",
         "acceptance_rate", "seconds"}
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> dict[str, str]:
-    return tiny_vocab.build_small_vocab(tmp_path_factory.mktemp("small_vocab_cli"))
 
 
 def drafter_args(small, *extra: str) -> list[str]:

@@ -11,8 +11,6 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 
-import fuzzing
-import page_events
 from app.bench.runner import Bench, BenchPlan
 from app.bench.suite import SuitePrompt
 from app.core.errors import ArenaError
@@ -28,6 +26,7 @@ from app.ui.race.api import parameters
 from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
 from app.ui.visitors import BUSY, visitor_key
+from tests import fuzzing, page_events
 
 PROMPT = "Repeat: red, green, blue."
 

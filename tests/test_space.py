@@ -16,7 +16,6 @@ import os
 import pickle
 import sys
 import threading
-import time
 import types
 import urllib.request
 from pathlib import Path
@@ -27,7 +26,7 @@ from app.core.knobs import KNOBS
 from app.ui import gpu
 from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
-from app_server import running_app
+from tests.app_server import running_app, wait_until
 
 PRESET = "offline-prompt-lookup"
 HIDE_PACKAGES = '''
@@ -207,10 +206,8 @@ def test_stop_ends_the_run_inside_the_worker(zero_app, tiny, one_torch_thread):
     assert final[ui.status] == "stopped" and final[ui.run]["interactive"] is True
     with pytest.raises(StopIteration):
         next(frames)
-    deadline = time.monotonic() + 30
-    while any(t.name.startswith("race-") and t.is_alive() for t in threading.enumerate()):
-        assert time.monotonic() < deadline, "the race's threads still run after Stop"
-        time.sleep(0.1)
+    wait_until(lambda: not any(t.name.startswith("race-") and t.is_alive() for t in threading.enumerate()), 30,
+               "the race's threads still run after Stop")
     assert not session.active
 
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 
-import tiny_models
+from tests import tiny_models
 
 MAX_NEW_TOKENS = 24
 PROMPTS = ["The cat likes", "def add(a, b):"]

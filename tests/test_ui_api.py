@@ -6,13 +6,10 @@ machine converts the GGUF once, about 15 s) with 16 new tokens.
 
 from __future__ import annotations
 
-
 import gradio_client
 import pytest
 
-from app.ui.config import UIConfig
-from app.ui.page import build_app
-from app_server import free_port
+from tests.app_server import launched
 
 pytestmark = pytest.mark.slow
 
@@ -24,14 +21,8 @@ SIDE_KEYS = {"text", "token_ids", "new_tokens", "seconds", "tokens_per_second", 
 
 @pytest.fixture(scope="module")
 def client():
-    config = UIConfig(port=free_port(), max_new_tokens_cap=64)
-    app = build_app(config)
-    demo = app.demo
-    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
-    try:
+    with launched(max_new_tokens_cap=64) as (url, _):
         yield gradio_client.Client(url, verbose=False)
-    finally:
-        demo.close()
 
 
 def test_race_endpoint_returns_the_cli_contract(client):

@@ -18,9 +18,9 @@ from app.bench.runner import BenchProgress
 from app.core.requests import Limits
 from app.ui.bench.handlers import BenchState
 from app.ui.bench.render import EMPTY, leaderboard_html, progress_html, runs_html
-from conftest import by_elem_id
-from test_bench import ROUNDS, fake_result
-from test_bench_cli import SUITE
+from tests.helpers import by_elem_id
+from tests.test_bench import ROUNDS, fake_result
+from tests.test_bench_cli import SUITE
 
 NAMES = ("status", "board", "heatmap", "positions", "scatter", "runs", "files", "run", "stop", "categories")
 
@@ -157,7 +157,7 @@ def test_uploading_a_suite_offers_its_categories_or_names_the_bad_line(tab, tmp_
 
 def test_render_marks_best_and_losses_and_escapes():
     rows = []
-    from test_bench import lookup_preset
+    from tests.test_bench import lookup_preset
     from app.bench.stats import make_row
     from app.bench.suite import SuitePrompt
 

@@ -8,33 +8,19 @@ screenshot to the test's tmp folder (ARENA_UPDATE_SCREENSHOTS=1 also copies it t
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 
-from test_ui_browser import ROOT, browser, open_page, server  # noqa: F401  (the module's skip applies here too)
-from playwright.sync_api import expect
+from tests import chromium
+from tests.chromium import screenshot, set_number
+
+chromium.require()
+from playwright.sync_api import expect  # noqa: E402  (after the skip above)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SUITE = json.dumps({"id": "sum-x", "category": "summarisation", "prompt": "Summarise this text, reusing its words: "
                     "The library on Elm Street will close for two weeks in March so that workers can replace the roof."})
-
-
-@pytest.fixture(scope="module")
-def page(server, browser):  # noqa: F811
-    url, _ = server
-    page = open_page(browser, url)
-    yield page
-    page.close()
-
-
-def set_slider(page, elem_id: str, value: int) -> None:
-    box = page.locator(f"#{elem_id} input[type=number]")
-    box.fill(str(value))
-    box.press("Enter")
-    expect(box).to_have_value(str(value))
 
 
 def test_benchmark_tab_runs_a_suite_in_the_browser(page, tmp_path):
@@ -47,8 +33,8 @@ def test_benchmark_tab_runs_a_suite_in_the_browser(page, tmp_path):
     page.locator("#bench-suite input[type=file]").set_input_files(str(suite))
     expect(page.locator("#bench-status")).to_contain_text("one.jsonl: 1 prompts in 1 category", timeout=20_000)
     expect(page.locator("#bench-categories input[type=checkbox]")).to_have_count(1)
-    set_slider(page, "bench-limit", 1)
-    set_slider(page, "bench-max-new-tokens", 8)
+    set_number(page, "bench-limit", 1)
+    set_number(page, "bench-max-new-tokens", 8)
     page.click("#bench-run-btn")
     expect(page.locator("#bench-status")).to_contain_text("Finished 1 race", timeout=300_000)
     expect(page.locator("#bench-board table")).to_contain_text("summarisation")
@@ -56,10 +42,7 @@ def test_benchmark_tab_runs_a_suite_in_the_browser(page, tmp_path):
     assert page.locator("#bench-heatmap svg").count() == 1 and page.locator("#bench-positions svg").count() == 1
     expect(page.locator("#bench-files")).to_contain_text("results.json")
     expect(page.locator("#bench-files")).to_contain_text("summary.md")
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(tmp_path / "screenshot-bench.png"), full_page=True)
-    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
-        shutil.copy(tmp_path / "screenshot-bench.png", ROOT / "assets" / "screenshot-bench.png")
+    screenshot(page, tmp_path / "screenshot-bench.png", settle_ms=300, asset="screenshot-bench.png")
 
 
 def test_a_bad_setting_is_one_line_in_the_tab(page):
@@ -67,4 +50,4 @@ def test_a_bad_setting_is_one_line_in_the_tab(page):
     for box in page.locator("#bench-presets input[type=checkbox]:checked").all():
         box.uncheck()
     page.click("#bench-run-btn")
-    expect(page.locator("#bench-status .status-error")).to_contain_text("Tick at least one preset", timeout=20_000)
+    expect(page.locator("#bench-status .status-error")).to_contain_text("Choose at least one preset", timeout=20_000)

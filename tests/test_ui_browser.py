@@ -1,84 +1,29 @@
-"""End to end in headless Chromium against ``python app.py`` on a free localhost port.
-
-Needs Debian's chromium (/usr/bin/chromium) and the Python ``playwright`` package (no browser
-download). Without them the tests skip, unless the CI environment variable is set, where a
-missing browser is a failure.
+"""End to end in headless Chromium against ``python app.py`` on a free localhost port (the ``server`` and
+``browser`` fixtures of tests/conftest.py; skipped without Chromium and playwright, as tests/chromium.py says).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PRESET = "offline-prompt-lookup"
+from tests import chromium
+from tests.app_server import wait_until
+from tests.chromium import open_page, screenshot, set_number
 
-
-def _missing() -> str | None:
-    if not Path(CHROMIUM).exists():
-        return f"no chromium at {CHROMIUM} (apt-get install -y chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright package is not installed (pip install playwright==1.65.2)"
-    return None
-
-
-if (why := _missing()) is not None:
-    if os.environ.get("CI"):
-        pytest.fail(f"browser test cannot run in CI: {why}", pytrace=False)
-    pytest.skip(why, allow_module_level=True)
-
-from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402  (after the skip above)
-
-from app_server import running_app  # noqa: E402
+chromium.require()
+from playwright.sync_api import Page, expect  # noqa: E402  (after the skip above)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """``python app.py --port N`` as a subprocess; yields (url, log path)."""
-    log_path = tmp_path_factory.mktemp("app") / "server.log"
-    with running_app(log_path) as url:
-        yield url, log_path
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser, url: str) -> Page:
-    page = browser.new_page(viewport={"width": 1600, "height": 1000})
-    page.goto(url)
-    page.wait_for_selector("#run-btn", timeout=60_000)
-    expect(page.locator("#status")).to_contain_text("Ready", timeout=30_000)  # the load event has set the controls
-    return page
+PRESET = "offline-prompt-lookup"
 
 
 def choose_preset(page: Page, preset_id: str) -> None:
     page.click("#preset input")
     page.locator(f'li[role="option"][aria-label*="\u00b7 {preset_id} \u2014"]').click()
     expect(page.locator("#method-card")).to_contain_text("Prompt lookup")
-
-
-def set_max_new_tokens(page: Page, n: int) -> None:
-    box = page.locator("#max-new-tokens input[type=number]")
-    box.fill(str(n))
-    box.press("Enter")
-    expect(box).to_have_value(str(n))
 
 
 COUNTS_JS = """() => ({baseline: document.querySelectorAll('#pane-baseline .tok').length,
@@ -120,7 +65,7 @@ def test_race_in_the_browser(server, browser, tmp_path):
 
     expect(page.locator("#prompt textarea")).to_have_value(get_preset(PRESET).example_prompts[0])
     expect(page.locator("#race-mode input[value=fair]")).to_be_checked()
-    set_max_new_tokens(page, 64)
+    set_number(page, "max-new-tokens", 64)
     page.click("#run-btn")
     expect(page.locator("#stop-btn")).to_be_enabled(timeout=10_000)
     # first use may convert the packaged GGUF (about 15 s); the race itself takes a few seconds
@@ -137,35 +82,31 @@ def test_race_in_the_browser(server, browser, tmp_path):
     assert page.locator("#pane-baseline [data-phase=done]").count() == 1
     assert page.locator("#pane-assisted .tok-resampled[title*='rejected draft']").count() >= 0  # tooltips render
     expect(page.locator("#run-btn")).to_be_enabled()
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(tmp_path / "screenshot-race.png"), full_page=True)
-    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
-        shutil.copy(tmp_path / "screenshot-race.png", ROOT / "assets" / "screenshot-race.png")
+    screenshot(page, tmp_path / "screenshot-race.png", settle_ms=300, asset="screenshot-race.png")
     page.close()
 
 
 def test_closing_the_tab_stops_the_race(server, browser):
+    """(The server serves every browser test: only a stop after this tab's race counts.)"""
     url, log_path = server
+    stopped = "race stopped (client left"
+    before = log_path.read_text().count(stopped)
     page = open_page(browser, url)
     page.locator("#prompt textarea").fill("Write a long story about a lighthouse keeper and her cat.")
-    set_max_new_tokens(page, 400)
+    set_number(page, "max-new-tokens", 400)
     page.click("#run-btn")
     page.wait_for_function(
         "() => document.querySelectorAll('#pane-baseline .tok').length >= 3", timeout=180_000)
     page.close()
-    deadline = time.monotonic() + 30
-    while "race stopped (client left" not in log_path.read_text():
-        assert time.monotonic() < deadline, "closing the tab did not stop the race:\n" + log_path.read_text()[-3000:]
-        time.sleep(0.3)
-    assert "workers ended" in log_path.read_text().split("race stopped (client left")[-1]
+    wait_until(lambda: log_path.read_text().count(stopped) > before, 30,
+               lambda: "closing the tab did not stop the race:\n" + log_path.read_text()[-3000:], interval=0.3)
+    assert "workers ended" in log_path.read_text().split(stopped)[-1]
 
 
 def test_every_tab_fits_a_phone(server, browser):
     """At 390 px (a phone opening a share link) no tab scrolls sideways; wide content scrolls inside its card."""
     url, _ = server
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(url)
-    page.wait_for_selector("#run-btn", timeout=60_000)
+    page = open_page(browser, url, 390, 844, ready=False)
     for tab in ("Race", "Planner", "Benchmark", "Replay"):
         page.get_by_role("tab", name=tab).first.click()
         page.wait_for_timeout(500)

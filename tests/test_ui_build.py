@@ -28,7 +28,7 @@ from app.ui.page import build_app, launch_kwargs
 from app.ui.race.controls import CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
 from app.ui.race.session import Session
 
-from conftest import by_elem_id
+from tests.helpers import by_elem_id
 
 
 def _deps(app, block, event: str) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.deploy import deploy
 from app.ui.deploy import production_text
-from conftest import by_elem_id
+from tests.helpers import by_elem_id
 
 
 def test_panel_text_is_the_cli_text_or_the_closest_labelled():

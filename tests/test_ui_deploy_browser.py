@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
-from conftest import ROOT
-from test_ui_browser import browser, open_page, server  # noqa: F401  (fixtures; the module skips without chromium)
+from tests import chromium
+from tests.chromium import open_page, screenshot
+
+chromium.require()
+from playwright.sync_api import expect  # noqa: E402  (after the skip above)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_production_panel_shows_the_engine_command_with_a_copy_button(server, browser, tmp_path):  # noqa: F811
-    from playwright.sync_api import expect
-
+def test_production_panel_shows_the_engine_command_with_a_copy_button(server, browser, tmp_path):
     url, _ = server
     page = open_page(browser, url)
     page.locator("#production-box").get_by_text("Take it to production").click()
@@ -28,8 +26,6 @@ def test_production_panel_shows_the_engine_command_with_a_copy_button(server, br
     expect(code).to_contain_text("--spec-type ngram-simple", timeout=10_000)
     assert code.locator("button").count() >= 1, "the copy button"
     page.locator("#production-box").scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
-    page.locator("#settings").screenshot(path=str(tmp_path / "production-panel.png"))
-    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
-        shutil.copy(tmp_path / "production-panel.png", ROOT / "assets" / "screenshot-production.png")
+    screenshot(page, tmp_path / "production-panel.png", element="#settings", settle_ms=300,
+               asset="screenshot-production.png")
     page.close()

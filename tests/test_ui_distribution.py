@@ -8,18 +8,13 @@ import inspect
 import gradio as gr
 import pytest
 
-import tiny_vocab
 from app.core.knobs import KNOBS
 from app.ui.config import UIConfig
 from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.distribution import DEFAULT_SAMPLES, DEFAULT_TOKENS, CheckState, DistributionPanel, check_seconds
 from app.ui.race.distribution_html import check_html
-from conftest import by_elem_id
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory) -> dict[str, str]:
-    return tiny_vocab.build_small_vocab(tmp_path_factory.mktemp("small_vocab_ui"))
+from tests import tiny_vocab
+from tests.helpers import by_elem_id
 
 
 @pytest.fixture(scope="module")

@@ -15,14 +15,12 @@ import pytest
 from app.core.requests import Limits
 from app.planner.plan import PlanOptions, plan_from_numbers
 from app.planner.request import parse_prices, plan_options
-from app.ui.config import UIConfig
 from app.ui.html import status_html
-from app.ui.page import build_app
 from app.ui.exports import export_dir
 from app.ui.planner.handlers import PlanState, export_plan
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
                                    progress_html, table_html)
-from conftest import by_elem_id, make_preset
+from tests.helpers import by_elem_id, make_preset
 
 REPORT = ("status", "headline", "plot", "table", "check", "memory", "cost", "advice", "json_file", "csv_file", "raw")
 
@@ -33,9 +31,9 @@ def _deps(app, elem_id: str, event: str = "click") -> list:
 
 
 @pytest.fixture(scope="module")
-def local_planner():
+def local_planner(local_built):
     """The Planner tab of a server launched with --allow-local-models (the tiny models are local folders)."""
-    return build_app(UIConfig(allow_local_models=True)).planner
+    return local_built.planner
 
 
 def named(planner, frame: dict) -> dict:

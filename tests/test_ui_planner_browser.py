@@ -7,24 +7,17 @@ without them unless CI is set). Saves assets/screenshot-planner.png (the calcula
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from test_ui_browser import CHROMIUM, ROOT, browser, open_page, server  # noqa: F401  (the module's skip applies here too)
-from playwright.sync_api import expect
+from tests import chromium
+from tests.chromium import CHROMIUM, screenshot
+
+chromium.require()
+from playwright.sync_api import expect  # noqa: E402  (after the skip above)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def page(server, browser):  # noqa: F811
-    url, _ = server
-    page = open_page(browser, url)
-    yield page
-    page.close()
 
 
 def test_calculator_in_the_browser(page, tmp_path):
@@ -43,10 +36,7 @@ def test_calculator_in_the_browser(page, tmp_path):
     saved = tmp_path / "plan.json"
     info.value.save_as(saved)
     assert json.loads(saved.read_text(encoding="utf-8"))["best_gamma"] == 8
-    page.wait_for_timeout(300)
-    page.screenshot(path=str(tmp_path / "screenshot-planner.png"), full_page=True)
-    if os.environ.get("ARENA_UPDATE_SCREENSHOTS"):  # refresh the README's picture on purpose only
-        shutil.copy(tmp_path / "screenshot-planner.png", ROOT / "assets" / "screenshot-planner.png")
+    screenshot(page, tmp_path / "screenshot-planner.png", settle_ms=300, asset="screenshot-planner.png")
 
 
 def test_bad_alpha_shows_a_message_and_the_race_tab_still_works(page):

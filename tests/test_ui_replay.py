@@ -19,7 +19,7 @@ from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
 from app.ui.replay.files import share_button
 from app.ui.replay.handlers import ReplayHandlers
-from conftest import by_elem_id
+from tests.helpers import by_elem_id
 
 
 def tiny_controls(tiny, max_new_tokens: int = 12) -> list:
@@ -32,11 +32,9 @@ def tiny_controls(tiny, max_new_tokens: int = 12) -> list:
 
 
 @pytest.fixture(scope="module")
-def local_app():
-    """A page that accepts local folders (the tiny models), built once for this module."""
-    from app.ui.page import build_app
-
-    return build_app(UIConfig(allow_local_models=True))
+def local_app(local_built):
+    """A page that accepts local folders (the tiny models)."""
+    return local_built
 
 
 @pytest.fixture(scope="module")

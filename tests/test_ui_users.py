@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import pytest
-
 import threading
 
-from benchmarks import users
+import pytest
 
 from app.core.loader import MODEL_CACHE
-from app.ui.config import UIConfig
-from app.ui.page import build_app
+from tests.app_server import launched
+from tests.users import JOBS, run_user
 
 pytestmark = pytest.mark.slow
 
 
 def test_concurrent_sessions_each_get_their_own_correct_result():
-    config = UIConfig(port=users.free_port(), concurrency_limit=2)
-    app = build_app(config)
-    demo = app.demo
-    _, url, _ = app.launch(prevent_thread_lock=True, quiet=True)
-    try:
-        jobs = [users.JOBS[0], users.JOBS[1], users.JOBS[2]]
+    with launched(concurrency_limit=2) as (url, _):
+        jobs = [JOBS[0], JOBS[1], JOBS[2]]
         solo = []
         for preset, prompt in jobs:
             out: dict = {}
-            users.run_user(url, preset, prompt, 10, out)
+            run_user(url, preset, prompt, 10, out)
             assert out["error"] is None, out["error"]
             solo.append(out["result"])
         loads = MODEL_CACHE.load_count
         outs = [dict() for _ in jobs]
-        threads = [threading.Thread(target=users.run_user, args=(url, p, q, 10, o)) for (p, q), o in zip(jobs, outs)]
+        threads = [threading.Thread(target=run_user, args=(url, p, q, 10, o)) for (p, q), o in zip(jobs, outs)]
         for t in threads:
             t.start()
         for t in threads:
@@ -42,5 +36,3 @@ def test_concurrent_sessions_each_get_their_own_correct_result():
             assert out["result"]["identical"] is True
         assert MODEL_CACHE.load_count == loads, "a model was loaded again while sessions ran"
         assert any(o["rank"] for o in outs), "no session was shown a queue position"
-    finally:
-        demo.close()

@@ -22,7 +22,7 @@ import pathlib
 
 import torch
 
-from tiny_models import BOS, CHAT_MARKERS, EOS, PAD, SPECIAL_TOKENS, UNK, _llama_config, _save, _set_generation_config
+from tests.tiny_models import BOS, CHAT_MARKERS, EOS, PAD, SPECIAL_TOKENS, UNK, _llama_config, _save, _set_generation_config
 
 WORDS = ["the", "cat", "dog", "sees", "likes", "a", "red", "ball", "and", "runs", "big", "small", "tree", "house",
          "eats", "fish"]

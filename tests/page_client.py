@@ -1,7 +1,7 @@
 """A raw client of the page's queue: it sends an event the way the page's JavaScript does (``/gradio_api/queue/join``
 with an ``fn_index``, then the event stream) and judges the outcome. A visitor with the share link can send any
 queued event like this, not only the named API. Used by tests/page_events.py (the page-wide fuzz) and
-benchmarks/share_probe.py.
+benchmarks/share_probe.py; no pytest imports.
 
 Outcomes: ``clean_errors`` (a one-line refusal at the queue, or a failed event with a one-line message), ``results``
 (the event completed and shows no bug), ``tracebacks`` (gradio's generic error, a multi-line message, an

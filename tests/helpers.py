@@ -1,0 +1,51 @@
+"""Plain helpers the tests (and benchmarks/gpu_check.py) share: the repository root, the command line's limits,
+a validated preset for tests, and a block of the built page by its elem_id. No pytest imports, so a script can
+use them too; the fixtures are in tests/conftest.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.loader import LoadOptions
+from app.core.presets import Preset
+from app.core.requests import Limits
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The command line's limits (local folders allowed: the tiny test models live in temporary folders).
+OPERATOR = Limits.operator()
+#: Load options that accept the tiny models' folders.
+LOCAL = LoadOptions(allow_local=True)
+
+
+def make_preset(method: str, target: str, assistant: str | None = None, **fields) -> Preset:
+    """A validated preset for tests (greedy, 24 new tokens unless overridden)."""
+    base = Preset(id=f"test-{method}", method=method, title="test", description="test", target=target,
+                  assistant=assistant, max_new_tokens=24)
+    return base.with_overrides(fields)
+
+
+def by_elem_id(demo, elem_id: str):
+    """The one block of `demo` (a gr.Blocks or an App) with this elem_id."""
+    demo = getattr(demo, "demo", demo)
+    hits = [b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id]
+    assert len(hits) == 1, f"expected one block with elem_id {elem_id!r}, found {len(hits)}"
+    return hits[0]
+
+
+def run_main(capsys, *argv: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``python -m app ARGV`` run in-process; `capsys` is pytest's fixture."""
+    from app.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_clean_error(code: int, err: str, *needles: str) -> None:
+    """The command failed with one line on stderr, ``error: ...``, holding every needle."""
+    assert code != 0
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and "Traceback" not in err
+    for needle in needles:
+        assert needle in lines[0], lines[0]

@@ -1,0 +1,79 @@
+"""How the tests and the benchmarks are laid out: no sys.path edits anywhere (tests/ is a package the benchmarks
+import from the repository root), the tests never import the benchmarks, a fixture that two test modules need is
+in conftest.py, and every test checks something."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+TESTS = ROOT / "tests"
+#: Calls that check something: pytest's raises/warns/fail, Playwright's expect (and any assert_* or check_*, such as
+#: a method's check_preset, which raises on a bad preset).
+CHECKS = {"raises", "warns", "fail", "deprecated_call", "expect"}
+
+
+def _python_files() -> list[Path]:
+    folders = [ROOT / name for name in ("app", "tests", "benchmarks", "scripts")]
+    return [ROOT / "app.py"] + [p for folder in folders for p in sorted(folder.rglob("*.py"))]
+
+
+def _name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _checks(fn: ast.FunctionDef, helpers: set[str]) -> bool:
+    """Whether `fn` asserts, calls a checking call, or calls a helper that does."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assert):
+            return True
+        if isinstance(node, ast.Call) and (_name(node) in CHECKS | helpers or _name(node).startswith(("assert", "check"))):
+            return True
+    return False
+
+
+def _functions() -> dict[Path, list[ast.FunctionDef]]:
+    return {p: [n for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)]
+            for p in sorted(TESTS.glob("*.py"))}
+
+
+def test_nothing_edits_sys_path():
+    edits = re.compile(r"sys\.path\s*(\.\s*(insert|append|extend)|\[|\+=|=)|site\.addsitedir")
+    found = [f"{p.relative_to(ROOT)}:{i}" for p in _python_files()
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if edits.search(line)]
+    assert not found, found
+    assert "pythonpath" not in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_tests_do_not_import_the_benchmarks():
+    found = []
+    for path in sorted(TESTS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "benchmarks"]
+    assert not found, found
+
+
+def test_a_fixture_two_modules_need_is_in_conftest():
+    where: dict[str, list[str]] = {}
+    for path, functions in _functions().items():
+        for fn in functions:
+            if any("fixture" in ast.unparse(d) for d in fn.decorator_list):
+                where.setdefault(fn.name, []).append(path.name)
+    assert not {name: files for name, files in where.items() if len(files) > 1}
+
+
+def test_every_test_checks_something():
+    functions = [fn for fns in _functions().values() for fn in fns]
+    helpers: set[str] = set()
+    while grown := {fn.name for fn in functions if not fn.name.startswith("test_") and fn.name not in helpers
+                    and _checks(fn, helpers)}:
+        helpers |= grown
+    idle = [f"{path.name}:{fn.lineno} {fn.name}" for path, fns in _functions().items() for fn in fns
+            if fn.name.startswith("test_") and not _checks(fn, helpers)]
+    assert not idle, idle
