@@ -63,7 +63,7 @@ def drafting_pays(monkeypatch):
     real = distribution.calibrate
     monkeypatch.setattr(distribution, "calibrate",
                         lambda setup, threads: real(setup, threads) and VerifyCost(1.0, 0.3, 8))
-    monkeypatch.setattr(drafting, "_draft_share_prior", lambda setup: 0.05)
+    monkeypatch.setattr(drafting, "_draft_share_prior", lambda setup, cost, threads: 0.05)
 
 
 def check(small, cache, method, assistant, knobs, settings=SETTINGS) -> dict:

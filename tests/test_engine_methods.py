@@ -155,3 +155,32 @@ def test_models_are_loaded_once(tiny):
     prepare(preset, PROMPT, OPERATOR, cache=cache)
     prepare(preset, "another prompt", OPERATOR, cache=cache)
     assert cache.load_count == 2  # target + drafter, each once
+
+
+@pytest.mark.parametrize("sequential", [False, True], ids=["concurrent", "sequential"])
+@pytest.mark.parametrize("method,assistant,knobs", [
+    ("layerskip", None, {"assistant_early_exit": 2, "num_assistant_tokens": 4}),
+    ("uad", "llama_other_tokenizer", {"num_assistant_tokens": 4}),
+], ids=["layerskip", "uad"])
+def test_a_schedule_that_knows_drafting_cannot_pay_decodes_plainly(tiny, cache, monkeypatch, method, assistant, knobs,
+                                                                   sequential):
+    """Drafting nothing costs nothing: no assisted loop runs, every token is a round that drafted nothing."""
+    from app.race import drafting, runner
+
+    def hopeless_policies(setup, cost, threads=None):  # a drafter as slow as the target: no draft can pay
+        return lambda: drafting.CostAwarePolicy(4, 0.05, 0.1, draft_per_token=0.05)
+
+    built = []
+    original = drafting.CostAwarePolicy.draft_length
+    monkeypatch.setattr(runner, "policy_factory", hopeless_policies)
+    monkeypatch.setattr(drafting.CostAwarePolicy, "draft_length", lambda *a, **k: built.append(1) or original(*a, **k))
+    preset = make_preset(method, tiny["llama_target"], tiny[assistant] if assistant else None,
+                         num_assistant_tokens_schedule="cost-aware", **knobs)
+    result = Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=sequential).run().to_dict()
+    asst = result["assisted"]
+    assert result["identical"] is True and asst["new_tokens"] == 24
+    assert not built, "no round may ask the schedule for a length: the assisted loop must not run"
+    assert len(asst["rounds"]) == 24 and all(r["drafted"] == 0 for r in asst["rounds"])
+    assert asst["skipped_rounds"] == 24 and asst["draft_policy"] == "cost-aware"
+    check_trace(asst)
+    assert "decoded plainly" in result["why"]["verdict"]

@@ -139,7 +139,7 @@ class CostAwarePolicy:
         self.skipped, self.backoff, self.probing = 0, FIRST_BACKOFF, False
         self.rounds_drafted = self.rounds_skipped = 0
         #: The prior already says no draft can pay, even one always kept: the run decodes plainly (no assisted
-        #: loop, no probes), so that drafting nothing costs nothing (docs/DESIGN.md §5.16).
+        #: loop, no probes), so that drafting nothing costs nothing (docs/DESIGN.md §5.12).
         self.plain = self.hopeless()
         if self.plain:  # a caller that drafts anyway (the sampling check) probes rarely
             self.backoff = MAX_BACKOFF

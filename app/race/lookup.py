@@ -1,4 +1,4 @@
-"""Prompt lookup that knows how long its match is (docs/DESIGN.md §5.16).
+"""Prompt lookup that knows how long its match is (docs/DESIGN.md §5.12).
 
 transformers' prompt lookup copies the continuation of the *first* place where the last one or two tokens occur
 earlier. :func:`longest_match` instead takes the place whose preceding tokens agree longest with the end of the

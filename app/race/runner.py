@@ -138,7 +138,7 @@ class Race:
 
     def _drafts(self, assisted: bool) -> tuple[Any, bool]:
         """(a fresh policy for the assisted side, whether this side runs transformers' assisted generation): a
-        policy that knows drafting cannot pay here decodes plainly (docs/DESIGN.md §5.16)."""
+        policy that knows drafting cannot pay here decodes plainly (docs/DESIGN.md §5.12)."""
         policy = self._policies() if assisted and self._policies else None
         return policy, assisted and not (policy is not None and policy.plain)
 
