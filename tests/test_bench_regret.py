@@ -3,6 +3,8 @@ stopped run), and where it shows (results.json, summary.md, the plot, the comman
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.bench.regret import best_length, regret_report
@@ -140,3 +142,95 @@ def test_a_regret_run_on_fakes_reports_rows_with_the_knob_only_on_constant_lengt
         (None, None), ("prompt_lookup_num_tokens", 1), ("prompt_lookup_num_tokens", 2), ("prompt_lookup_num_tokens", 3)]
     [p] = regret_report(rows, {preset.id: regret_layout(preset, bench.plan.regret)})["prompts"]
     assert (p["best_length"], p["shipped"], p["share_of_best"]) == (3, 2.0, pytest.approx(0.8))
+
+
+# ----- where the report shows -------------------------------------------------------------------------
+def regret_result(stopped: bool = False):
+    from app.bench.results import BenchResult
+
+    rows = (prompt_rows("a", 2.0, {1: 1.0, 2: 1.5, 4: 2.5}) + prompt_rows("b", 1.0, {1: 1.2, 2: 1.1, 4: 0.9}, "qa")
+            + [row("c", None, 1.0, "qa")])
+    for r in rows:
+        r.update(method="prompt-lookup", sweep_knob="prompt_lookup_num_tokens" if r["sweep_value"] else None,
+                 identical=True, acceptance_rate=0.5, alpha=0.5, mean_accepted_length=2.0, predicted_speedup=None,
+                 baseline_tokens_per_second=10.0, assisted_tokens_per_second=10.0 * r["speedup"],
+                 drafted_by_position=[2, 1], accepted_by_position=[1, 1], accepted_histogram=[0, 1])
+    settings = {"sweep_knob": "prompt_lookup_num_tokens", "sweep_values": [1, 2, 4], "planned_runs": 12,
+                "regret": {"lengths": [1, 2], "presets": {"pl": LOOKUP}}}
+    return BenchResult(rows, settings, {"device": "cpu"}, stopped)
+
+
+def test_summary_has_the_regret_tables_and_labels_the_cost_aware_rows():
+    from app.bench.summary import summary_markdown
+
+    text = summary_markdown(regret_result(stopped=True))
+    regret = text.split("## Regret")[1]
+    assert "| pl | code | 1 | 2.00x | 2.50x at 4 | 80% | 2.50x at 4 | 0.80 | 80% (80%) |" in regret
+    assert "| pl | qa | 1 (+1 partial) | 1.00x | 1.20x at 1 | 83% | 0.90x at 4 | 1.11 | 83% (83%) |" in regret
+    assert "| pl | qa | c (partial) | 1.00x | n/a | n/a | n/a | n/a |" in regret
+    assert "| pl (prompt-lookup), cost-aware |" in text and "prompt\\_lookup\\_num\\_tokens=4" in text
+
+
+def test_plots_results_json_and_a_plain_run_without_regret(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from app.bench.plots import all_plots
+    from app.bench.results import BenchResult, load_results, write_results
+
+    result = regret_result()
+    plots = all_plots(result)
+    assert {"regret.svg", "sweep.svg"} <= set(plots)
+    root = ET.fromstring(plots["regret.svg"])
+    assert len(root.findall("{http://www.w3.org/2000/svg}rect")) >= 1 + 3 + 6  # background, legend, bars
+    assert "2.50" in plots["regret.svg"] and "share 80%" in plots["regret.svg"]
+    write_results(result, tmp_path, plots, "x")
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["regret"] == result.regret and data["regret"]["categories"][0]["best_length"] == 4
+    assert load_results(tmp_path / "results.json").regret == result.regret
+    data["settings"]["regret"]["presets"]["pl"] = {"lengths": "1,2"}
+    (tmp_path / "bad.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ArenaError, match="settings.regret must give each preset"):
+        load_results(tmp_path / "bad.json")
+    plain = BenchResult([r for r in result.rows if r["sweep_value"] is None])
+    assert "regret" not in plain.to_dict() and "regret.svg" not in all_plots(plain)
+
+
+def test_cli_regret_run_prints_the_category_table_at_the_end(tmp_path, monkeypatch, capsys):
+    import app.bench.runner as runner_module
+    from app.cli import main
+
+    class Fake:
+        dtypes: dict = {}
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __call__(self, preset, prompt, stop):
+            schedule, length = preset.num_assistant_tokens_schedule, preset.prompt_lookup_num_tokens
+            return fake_result(preset, 0.5 if schedule == "cost-aware" else 1.0 / length, ROUNDS)
+
+    monkeypatch.setattr(runner_module, "PresetRacer", Fake)
+    suite = tmp_path / "s.jsonl"
+    suite.write_text('{"prompt": "copy this", "category": "copy", "id": "c1"}\n', encoding="utf-8")
+    code = main(["bench", "--presets", "offline-prompt-lookup", "--suite", str(suite), "--no-warm-up", "--regret",
+                 "2,4", "--out", str(tmp_path / "o")])
+    out = capsys.readouterr().out
+    assert code == 0 and (tmp_path / "o" / "regret.svg").exists()
+    tail = out.split("Regret per category")[1]
+    assert "| offline-prompt-lookup | copy | 1 | 2.00x | 10.00x at 10 | 20% | 10.00x at 10 | 0.20 |" in tail
+    data = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))
+    assert data["settings"]["command"].endswith("--regret 2,4") and data["settings"]["planned_runs"] == 4
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--regret", "x"], "--regret takes draft lengths"),
+    (["--regret", "--sweep", "prompt_lookup_num_tokens=1..2"], "leave out --sweep"),
+    (["--regret", "--presets", "glm-mtp"], "no draft-length knob"),
+])
+def test_bad_regret_requests_are_one_line_exit_2(argv, needle, tmp_path, capsys):
+    from app.cli import main
+
+    argv = argv if "--presets" in argv else [*argv, "--presets", "offline-prompt-lookup"]
+    assert main(["bench", *argv, "--limit", "1", "--out", str(tmp_path / "never")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and needle in err and err.count("\n") == 1
