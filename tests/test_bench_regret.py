@@ -4,15 +4,21 @@ stopped run), and where it shows (results.json, summary.md, the plot, the comman
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 
+import app.bench.runner as runner_module
+from app.bench.plots import all_plots
 from app.bench.regret import best_length, regret_report
+from app.bench.results import BenchResult, load_results, write_results
 from app.bench.runner import Bench, BenchPlan
+from app.bench.summary import summary_markdown
 from app.bench.sweep import DEFAULT_REGRET_LENGTHS, Regret, parse_regret, parse_sweep, regret_layout, regret_variants
+from app.cli import main
 from app.core.errors import ArenaError
-from conftest import make_preset
-from test_bench import PROMPTS, ROUNDS, FakeClock, fake_result
+from tests.helpers import make_preset
+from tests.test_bench import PROMPTS, ROUNDS, FakeClock, fake_result
 
 LOOKUP = {"knob": "prompt_lookup_num_tokens", "shipped_length": 4, "lengths": [1, 2, 4], "default_schedule": "constant",
           "default_length": 4}
@@ -146,8 +152,6 @@ def test_a_regret_run_on_fakes_reports_rows_with_the_knob_only_on_constant_lengt
 
 # ----- where the report shows -------------------------------------------------------------------------
 def regret_result(stopped: bool = False):
-    from app.bench.results import BenchResult
-
     rows = (prompt_rows("a", 2.0, {1: 1.0, 2: 1.5, 4: 2.5}) + prompt_rows("b", 1.0, {1: 1.2, 2: 1.1, 4: 0.9}, "qa")
             + [row("c", None, 1.0, "qa")])
     for r in rows:
@@ -161,8 +165,6 @@ def regret_result(stopped: bool = False):
 
 
 def test_summary_has_the_regret_tables_and_labels_the_cost_aware_rows():
-    from app.bench.summary import summary_markdown
-
     text = summary_markdown(regret_result(stopped=True))
     regret = text.split("## Regret")[1]
     assert "| pl | code | 1 | 2.00x | 2.50x at 4 | 80% | 2.50x at 4 | 0.80 | 80% (80%) |" in regret
@@ -172,11 +174,6 @@ def test_summary_has_the_regret_tables_and_labels_the_cost_aware_rows():
 
 
 def test_plots_results_json_and_a_plain_run_without_regret(tmp_path):
-    import xml.etree.ElementTree as ET
-
-    from app.bench.plots import all_plots
-    from app.bench.results import BenchResult, load_results, write_results
-
     result = regret_result()
     plots = all_plots(result)
     assert {"regret.svg", "sweep.svg"} <= set(plots)
@@ -196,9 +193,6 @@ def test_plots_results_json_and_a_plain_run_without_regret(tmp_path):
 
 
 def test_cli_regret_run_prints_the_category_table_at_the_end(tmp_path, monkeypatch, capsys):
-    import app.bench.runner as runner_module
-    from app.cli import main
-
     class Fake:
         dtypes: dict = {}
 
@@ -228,8 +222,6 @@ def test_cli_regret_run_prints_the_category_table_at_the_end(tmp_path, monkeypat
     (["--regret", "--presets", "glm-mtp"], "no draft-length knob"),
 ])
 def test_bad_regret_requests_are_one_line_exit_2(argv, needle, tmp_path, capsys):
-    from app.cli import main
-
     argv = argv if "--presets" in argv else [*argv, "--presets", "offline-prompt-lookup"]
     assert main(["bench", *argv, "--limit", "1", "--out", str(tmp_path / "never")]) == 2
     err = capsys.readouterr().err
