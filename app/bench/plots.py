@@ -2,7 +2,8 @@
 
 Four figures: a preset x category heatmap of median speedups (blue: faster, orange: slower, the number in
 every cell, the best marked), acceptance by draft position per preset, speedup vs acceptance (one dot per
-race) and, for a sweep, measured vs predicted speedup per value. Colours are the Okabe-Ito palette, and
+race) and, for a sweep, measured vs predicted speedup per value; a regret sweep adds the cost-aware schedule
+against the best constant length and transformers' default per category. Colours are the Okabe-Ito palette, and
 every series also differs by marker or dash, so colour is not the only cue.
 """
 
@@ -67,8 +68,9 @@ def series_keys(rows: Sequence[dict[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def series_label(key: tuple[str, Any], knob: str | None) -> str:
-    """'preset', or 'preset [value]' in a sweep (the plots name the knob elsewhere)."""
-    return key[0] + (f" [{key[1]}]" if knob and key[1] is not None else "")
+    """'preset', or 'preset [value]' in a sweep (the plots name the knob elsewhere); in a regret sweep the value
+    None is the cost-aware schedule."""
+    return key[0] + ((f" [{key[1]}]" if key[1] is not None else " [cost-aware]") if knob else "")
 
 
 def axis_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -220,7 +222,10 @@ def sweep_svg(result: BenchResult) -> str | None:
     knob = result.settings.get("sweep_knob")
     if not knob or not result.rows:
         return None
-    points = [(o["preset"], o["sweep_value"], o["speedup_median"], o["predicted_median"]) for o in overall(result.rows)]
+    points = [(o["preset"], o["sweep_value"], o["speedup_median"], o["predicted_median"]) for o in overall(result.rows)
+              if o["sweep_value"] is not None]  # a regret sweep's cost-aware rows have no length
+    if not points:
+        return None
     values = sorted({p[1] for p in points})
     top_speed = max([1.5, *(p[2] for p in points), *(p[3] or 0 for p in points)])
     ys = axis_ticks(0.0, top_speed * 1.05, 5)
@@ -252,11 +257,71 @@ def sweep_svg(result: BenchResult) -> str | None:
     return svg(width, height, f"Sweep of {knob}: measured vs predicted speedup", body)
 
 
+REGRET_SERIES = (("shipped", "shipped: cost-aware", "circle"), ("best", "best constant length", "square"),
+                 ("default", "transformers' default", "diamond"))
+
+
+def regret_bars(entry: dict[str, Any], x: float, bar: float, ys: Sequence[float], box: tuple[int, int, int, int]) -> list[str]:
+    """One category's three bars (shipped, best constant, default), each with its marker, value and length."""
+    out = []
+    for i, (key, name, kind) in enumerate(REGRET_SERIES):
+        value = entry[key]
+        if value is None:
+            continue
+        top, left = scale(value, ys[0], ys[-1], box[3], box[1]), x + bar * i
+        length = {"best": entry["best_length"], "default": entry["default_length"]}.get(key)
+        tip = f"{entry['preset']} / {entry['category']}: {name} {value:.2f}x" + (f" at {length}" if length else "")
+        out += [f'<rect x="{left:.1f}" y="{top:.1f}" width="{bar - 3:.1f}" height="{box[3] - top:.1f}" '
+                f'fill="{PALETTE[i]}" fill-opacity="0.85"><title>{esc(tip)}</title></rect>',
+                marker(kind, left + (bar - 3) / 2, top, "#222222", 3.0),
+                text(left + (bar - 3) / 2, top - 7, f"{value:.2f}", "middle", 9)]
+        if length:
+            out.append(text(left + (bar - 3) / 2, top - 17, f"@{length}", "middle", 9, fill="#555555"))
+    return out
+
+
+def regret_svg(result: BenchResult) -> str | None:
+    """Per preset and category: the cost-aware schedule's median speedup next to the best constant length's and
+    transformers' default's (app.bench.regret); None outside a regret sweep."""
+    report = result.regret
+    if not report or not report["categories"]:
+        return None
+    presets = list(dict.fromkeys(c["preset"] for c in report["categories"]))
+    order = order_categories(c["category"] for c in report["categories"])
+    entries = sorted(report["categories"], key=lambda c: (presets.index(c["preset"]), order.index(c["category"])))
+    top_speed = max([1.5, *(c[k] or 0 for c in entries for k, _, _ in REGRET_SERIES)])
+    ys = axis_ticks(0.0, top_speed * 1.15, 5)
+    ys = ys if ys[-1] >= top_speed * 1.15 else ys + [ys[-1] + (ys[1] - ys[0])]
+    bar, gap = 30, 22
+    width = max(640, 70 + len(entries) * (3 * bar + gap) + 20)
+    height = 360 + (14 if len(presets) > 1 else 0)
+    box = (56, 70, width - 20, height - 62 - (14 if len(presets) > 1 else 0))
+    body = [text(12, 22, "Regret: cost-aware schedule vs the best constant draft length", size=14, weight="bold"),
+            *frame(width, height, box, [], ys, "", "median speedup", yfmt="{:g}x")]
+    one = scale(1.0, ys[0], ys[-1], box[3], box[1])
+    body.append(f'<line x1="{box[0]}" y1="{one:.1f}" x2="{box[2]}" y2="{one:.1f}" stroke="#D55E00" stroke-dasharray="5 4"/>')
+    for i, (_, name, kind) in enumerate(REGRET_SERIES):
+        x = 60 + 190 * i
+        body += [f'<rect x="{x}" y="34" width="14" height="12" fill="{PALETTE[i]}"/>', marker(kind, x + 7, 40, "#222222", 3.0),
+                 text(x + 20, 45, name, size=11)]
+    for j, c in enumerate(entries):
+        x = box[0] + gap / 2 + j * (3 * bar + gap)
+        body += regret_bars(c, x, bar, ys, box)
+        share = f"share {c['share_of_best']:.0%}" if c["share_of_best"] is not None else "share n/a"
+        body += [text(x + 1.5 * bar, box[3] + 16, c["category"][:14], "middle", 11, "bold"),
+                 text(x + 1.5 * bar, box[3] + 30, share, "middle", 10, fill="#555555")]
+        if len(presets) > 1:
+            body.append(text(x + 1.5 * bar, box[3] + 43, c["preset"][:20], "middle", 9, fill="#777777"))
+    body.append(text(12, height - 6, "numbers: median speedup (@ its draft length); share: shipped / best constant; "
+                     "dashed: 1x, plain decoding", size=10, fill="#777777"))
+    return svg(width, height, "Regret: cost-aware schedule vs the best constant draft length", body)
+
+
 def all_plots(result: BenchResult) -> dict[str, str]:
     """File name -> SVG text of every plot that applies."""
     plots = {"heatmap.svg": heatmap_svg(result), "acceptance_by_position.svg": positions_svg(result),
              "speedup_vs_acceptance.svg": scatter_svg(result)}
-    sweep = sweep_svg(result)
-    if sweep:
-        plots["sweep.svg"] = sweep
+    for name, figure in (("sweep.svg", sweep_svg(result)), ("regret.svg", regret_svg(result))):
+        if figure:
+            plots[name] = figure
     return plots

@@ -10,6 +10,7 @@ from .results import BenchResult, environment, write_results
 from .runner import Bench
 from .summary import summary_markdown
 from .suite import categories_of
+from .sweep import regret_layout
 
 
 def settings_of(bench: Bench, command: str | None = None) -> dict[str, Any]:
@@ -19,9 +20,22 @@ def settings_of(bench: Bench, command: str | None = None) -> dict[str, Any]:
             "knobs": {p.id: p.knobs() for p, _ in bench.checked}, "suite": plan.suite_name, "split": plan.split,
             "categories": categories_of(plan.prompts), "prompts": len(plan.prompts),
             "prompt_ids": [p.id for p in plan.prompts], "repeats": plan.repeats,
-            "max_new_tokens": plan.max_new_tokens, "sweep_knob": plan.sweep.knob if plan.sweep else None,
-            "sweep_values": list(plan.sweep.values) if plan.sweep else None, "warm_up": plan.warm_up,
+            "max_new_tokens": plan.max_new_tokens, **sweep_settings(bench), "warm_up": plan.warm_up,
             "planned_runs": bench.total, "command": command, **plan.extra}
+
+
+def sweep_settings(bench: Bench) -> dict[str, Any]:
+    """sweep_knob and sweep_values (a regret sweep: the presets' draft-length knob, or "draft length" when they
+    differ, and every constant length), and regret: per preset what the regret sweep races (else None)."""
+    plan = bench.plan
+    if plan.regret is None:
+        return {"sweep_knob": plan.sweep.knob if plan.sweep else None,
+                "sweep_values": list(plan.sweep.values) if plan.sweep else None, "regret": None}
+    layouts = {p.id: regret_layout(p, plan.regret) for p, _ in bench.checked}
+    knobs = {layout["knob"] for layout in layouts.values()}
+    return {"sweep_knob": knobs.pop() if len(knobs) == 1 else "draft length",
+            "sweep_values": sorted({v for layout in layouts.values() for v in layout["lengths"]}),
+            "regret": {"lengths": list(plan.regret.lengths) if plan.regret.lengths else None, "presets": layouts}}
 
 
 def bench_result(bench: Bench, command: str | None = None) -> BenchResult:

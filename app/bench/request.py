@@ -11,7 +11,7 @@ from ..core.knobs import FORM, Knob, Origin
 from ..core.presets import Preset
 from ..core.requests import Limits, build_preset, check_new_tokens
 from .suite import SuitePrompt, select
-from .sweep import Sweep
+from .sweep import Regret, Sweep, plan_variants
 
 #: A benchmark's counts, named as the command line's flags, labelled as the page's fields.
 BENCH_NUMBERS = {k.name: k for k in (
@@ -23,13 +23,15 @@ BENCH_NUMBERS = {k.name: k for k in (
 @dataclass
 class BenchPlan:
     """What to run. presets: with their overrides applied; repeats: races per prompt (>= 1); warm_up: one short
-    race per preset before timing; max_new_tokens: set on every preset when given."""
+    race per preset before timing; max_new_tokens: set on every preset when given; sweep or regret: the variants
+    of each preset (app.bench.sweep)."""
 
     presets: Sequence[Preset]
     prompts: Sequence[SuitePrompt]
     repeats: int = 1
     max_new_tokens: int | None = None
     sweep: Sweep | None = None
+    regret: Regret | None = None
     warm_up: bool = True
     suite_name: str = "builtin"
     split: str = "all"
@@ -41,7 +43,7 @@ def bench_plan(preset_ids: Iterable[str], suite: list[SuitePrompt], categories: 
                **rest: Any) -> BenchPlan:
     """The plan a request asks for under `limits`: its presets through the request builder, the prompts of
     `categories` (None: all; empty: an error) and `split` from `suite`, at most `limits.bench_races` races.
-    rest: BenchPlan's sweep, warm_up, suite_name."""
+    rest: BenchPlan's sweep, regret, warm_up, suite_name."""
     ids = [i.strip() for i in preset_ids if i and i.strip()]
     if not ids:
         raise ArenaError("Choose at least one preset to benchmark (see `python -m app presets`).")
@@ -52,7 +54,7 @@ def bench_plan(preset_ids: Iterable[str], suite: list[SuitePrompt], categories: 
     prompts = select(suite, list(categories or []), split, BENCH_NUMBERS["limit"].check(limit, origin))
     plan = BenchPlan([build_preset(i, {}, limits, origin) for i in ids], prompts,
                      BENCH_NUMBERS["repeats"].require(repeats, origin), tokens, split=split, **rest)
-    races = len(ids) * len(prompts) * plan.repeats
+    races = sum(len(plan_variants(p, plan.sweep, plan.regret)) for p in plan.presets) * len(prompts) * plan.repeats
     if limits.bench_races is not None and races > limits.bench_races:
         raise ArenaError(f"That is {races} races; this server runs at most {limits.bench_races} at once: fewer prompts "
                          "or repeats, or `python -m app bench` for a long run.")

@@ -19,6 +19,7 @@ from ..core.errors import ArenaError
 from ..core.machine import cpu_name, device_name, library_versions
 from ..render.cells import csv_cell
 from ..core.requests import read_text_file
+from .regret import regret_report
 from .stats import ROW_KEYS, cells, overall
 
 FORMAT = "arena-bench/1"
@@ -57,6 +58,12 @@ class BenchResult:
     def overall(self) -> list[dict[str, Any]]:
         return overall(self.rows)
 
+    @property
+    def regret(self) -> dict[str, list] | None:
+        """The regret report of a regret sweep (app.bench.regret), else None."""
+        layouts = (self.settings.get("regret") or {}).get("presets")
+        return regret_report(self.rows, layouts) if layouts else None
+
     def frame(self) -> Any:
         """The runs as a pandas DataFrame (one row per race, columns ROW_KEYS)."""
         import pandas as pd
@@ -64,8 +71,10 @@ class BenchResult:
         return pd.DataFrame(self.rows, columns=list(ROW_KEYS))
 
     def to_dict(self) -> dict[str, Any]:
+        regret = self.regret
         return {"format": FORMAT, "environment": self.environment, "settings": self.settings, "stopped": self.stopped,
-                "cells": self.cells, "overall": self.overall, "runs": list(self.rows)}
+                "cells": self.cells, "overall": self.overall, **({"regret": regret} if regret else {}),
+                "runs": list(self.rows)}
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> "BenchResult":
@@ -79,11 +88,24 @@ class BenchResult:
             missing = [k for k in ("preset", "category", "speedup", "identical") if not isinstance(run, dict) or k not in run]
             if missing:
                 raise ArenaError(f"{where}: runs[{i}] lacks {', '.join(missing)}")
+        _check_regret(data.get("settings"), where)
         rows = [{k: run.get(k) for k in ROW_KEYS} for run in runs]
         for row in rows:
             for k in LIST_COLUMNS:
                 row[k] = row[k] or []
         return cls(rows, data.get("settings") or {}, data.get("environment") or {}, bool(data.get("stopped")))
+
+
+def _check_regret(settings: Any, where: str) -> None:
+    """ArenaError unless settings.regret is absent or names, per preset, its lengths and default length."""
+    regret = settings.get("regret") if isinstance(settings, dict) else None
+    if regret is None:
+        return
+    layouts = regret.get("presets") if isinstance(regret, dict) else None
+    if not isinstance(layouts, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("lengths"), list) and isinstance(v.get("default_length"), int)
+            for v in layouts.values()):
+        raise ArenaError(f"{where}: settings.regret must give each preset its 'lengths' and 'default_length'")
 
 
 def load_results(path: Path | str) -> BenchResult:

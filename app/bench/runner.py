@@ -22,7 +22,7 @@ from ..race.methods import get_method
 from .request import BENCH_NUMBERS, BenchPlan
 from .stats import make_row
 from .suite import SuitePrompt
-from .sweep import variants
+from .sweep import length_knob, plan_variants
 
 #: (preset, prompt text, stop event) -> a finished app.race.result.RaceResult.
 RaceFn = Callable[[Preset, str, threading.Event], Any]
@@ -53,12 +53,14 @@ class PresetRacer:
 
 @dataclass(frozen=True)
 class Job:
-    """One race: a preset (with the sweep value applied), a prompt, the repeat number (from 1)."""
+    """One race: a preset (with the sweep value applied), a prompt, the repeat number (from 1), the swept knob
+    and its value (None: the preset as planned; in a regret sweep, the cost-aware schedule)."""
 
     preset: Preset
     prompt: SuitePrompt
     repeat: int
     sweep_value: int | None = None
+    sweep_knob: str | None = None
 
 
 @dataclass
@@ -97,7 +99,22 @@ def check_plan(plan: BenchPlan) -> list[tuple[Preset, list[tuple[int | None, Pre
         if plan.max_new_tokens is not None:
             preset = apply_overrides(preset, {"max_new_tokens": plan.max_new_tokens})
         get_method(preset.method).check_preset(preset)
-        out.append((preset, variants(preset, plan.sweep)))
+        out.append((preset, plan_variants(preset, plan.sweep, plan.regret)))
+    return out
+
+
+def plan_jobs(plan: BenchPlan, checked: list[tuple[Preset, list[tuple[int | None, Preset]]]]) -> list[Job]:
+    """Every race in order: per preset, per variant, per repeat, per prompt; a regret sweep interleaves instead
+    (per preset, per repeat, per prompt, every variant), so the variants of a prompt race close in time."""
+    repeats = range(1, plan.repeats + 1)
+    out = []
+    for preset, vs in checked:
+        knob = plan.sweep.knob if plan.sweep else length_knob(preset) if plan.regret else None
+        if plan.regret is None:
+            order = [(value, variant, r, p) for value, variant in vs for r in repeats for p in plan.prompts]
+        else:
+            order = [(value, variant, r, p) for r in repeats for p in plan.prompts for value, variant in vs]
+        out += [Job(variant, p, r, value, knob if value is not None else None) for value, variant, r, p in order]
     return out
 
 
@@ -118,8 +135,7 @@ class Bench:
         self.rows: list[dict[str, Any]] = []
         self.stopped = False
         self.checked = check_plan(plan)
-        self.jobs = [Job(variant, prompt, repeat, value) for _, vs in self.checked for value, variant in vs
-                     for repeat in range(1, plan.repeats + 1) for prompt in plan.prompts]
+        self.jobs = plan_jobs(plan, self.checked)
         self._started: float | None = None
 
     @property
@@ -184,7 +200,6 @@ class Bench:
         return list(self.rows)
 
     def _run_jobs(self) -> None:
-        sweep_knob = self.plan.sweep.knob if self.plan.sweep else None
         warmed: set[str] = set()
         for job in self.jobs:
             if self.stop_event.is_set():
@@ -199,5 +214,5 @@ class Bench:
             result = self._race(job.preset, job.prompt)
             if result.stopped or self.stop_event.is_set():
                 break
-            sweep = (sweep_knob, job.sweep_value) if sweep_knob else None
+            sweep = (job.sweep_knob, job.sweep_value) if job.sweep_knob else None
             self.rows.append(make_row(result, job.preset, job.prompt, job.repeat, sweep, self.clock() - start))

@@ -1,5 +1,6 @@
 """summary.md: the leaderboard (method x category speedup medians with spread, best marked, losses shown),
-overall geometric mean, acceptance, identical outputs, the planner check and a sweep table (docs/DESIGN.md §4)."""
+overall geometric mean, acceptance, identical outputs, the planner check and, after a regret sweep, the regret
+tables (docs/DESIGN.md §4)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,63 @@ def pct(x: float | None) -> str:
 
 
 def row_label(preset: str, method: str, value: Any, knob: str | None) -> str:
-    """A table row's label, escaped for a Markdown cell."""
-    return md_cell(f"{preset} ({method})" + (f", {knob}={value}" if knob and value is not None else ""))
+    """A table row's label, escaped for a Markdown cell; in a regret sweep the value None is the cost-aware schedule."""
+    variant = (f", {knob}={value}" if value is not None else ", cost-aware") if knob else ""
+    return md_cell(f"{preset} ({method}){variant}")
+
+
+def ratio(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def _at(speedup: float | None, length: int | None) -> str:
+    return "n/a" if speedup is None else f"{speed(speedup)} at {length}"
+
+
+def _share(entry: dict[str, Any]) -> str:
+    return f"{pct(entry['share_median'])} ({pct(entry['share_min'])})"
+
+
+def regret_category_table(report: dict[str, list]) -> list[str]:
+    """Per preset and category: prompts, shipped median, the best constant length's median, shipped as a share of
+    it, transformers' default and shipped / default, the median (lowest) of the per-prompt shares."""
+    order = order_categories(c["category"] for c in report["categories"])
+    entries = sorted(report["categories"], key=lambda c: order.index(c["category"]))
+    lines = ["| preset | category | prompts | shipped (cost-aware) | best constant (length) | share of best | "
+             "transformers' default (length) | shipped / default | per-prompt share: median (lowest) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for c in sorted(entries, key=lambda c: c["preset"]):
+        partial = f" (+{c['incomplete']} partial)" if c["incomplete"] else ""
+        lines.append(f"| {md_cell(c['preset'])} | {md_cell(c['category'])} | {c['prompts']}{partial} | "
+                     f"{speed(c['shipped'])} | {_at(c['best'], c['best_length'])} | {pct(c['share_of_best'])} | "
+                     f"{_at(c['default'], c['default_length'])} | {ratio(c['vs_default'])} | {_share(c)} |")
+    return lines
+
+
+def regret_prompt_table(report: dict[str, list]) -> list[str]:
+    """Per prompt (median over its repeats): shipped, best constant length, share of best, default, ratio."""
+    lines = ["| preset | category | prompt | shipped (cost-aware) | best constant (length) | share of best | "
+             "transformers' default (length) | shipped / default |", "|---|---|---|---|---|---|---|---|"]
+    for p in report["prompts"]:
+        partial = "" if p["complete"] else " (partial)"
+        lines.append(f"| {md_cell(p['preset'])} | {md_cell(p['category'])} | {md_cell(p['prompt_id'])}{partial} | "
+                     f"{speed(p['shipped'])} | {_at(p['best'], p['best_length'])} | {pct(p['share_of_best'])} | "
+                     f"{_at(p['default'], p['default_length'])} | {ratio(p['vs_default'])} |")
+    return lines
+
+
+def regret_section(result: BenchResult) -> list[str]:
+    """The Regret section of a regret sweep's summary; [] for any other run."""
+    report = result.regret
+    if not report:
+        return []
+    return ["", "## Regret: the cost-aware schedule against constant draft lengths", "",
+            "Shipped: the preset's cost-aware schedule (up to its length knob). Constant: transformers' fixed draft "
+            "length; transformers' default is the constant schedule at the preset's own length. A prompt's speedup is "
+            "the median over its repeats; a category's, the median over its prompts that raced every variant. Best "
+            "constant: the length with the highest category median (a tie goes to the shorter). Share of best: "
+            "shipped / best (100% = no regret).", "", *regret_category_table(report), "", "### Per prompt", "",
+            *regret_prompt_table(report)]
 
 
 def _categories(result: BenchResult) -> list[str]:
@@ -118,5 +174,5 @@ def summary_markdown(result: BenchResult) -> str:
         "Identical: the assisted output equals plain greedy decoding token for token. Theorem 3.8: the planner's "
         "prediction at each race's measured per-token alpha and c + verify slope (docs/DESIGN.md §5). Acceptance by "
         "draft position is pooled over all races (accepted / drafted at positions 1, 2, ...).", "",
-        *checks_table(result)]
+        *checks_table(result), *regret_section(result)]
     return "\n".join(parts) + "\n"

@@ -1,24 +1,32 @@
-"""A sweep: one integer knob over a range of values, each value a variant of every preset (docs/DESIGN.md §4).
+"""Sweeps: one integer knob over a range of values, each value a variant of every preset, and the regret sweep
+of constant draft lengths around the cost-aware schedule (docs/DESIGN.md §4).
 
 ``--sweep prompt_lookup_num_tokens=1..12`` races each value on the suite and puts the measured speedup
 next to Theorem 3.8's prediction at the measured alpha and c + slope (app.bench.stats.prediction), so the
-planner is checked against the user's own prompts.
+planner is checked against the user's own prompts. ``--regret 1,2,4,8`` races each preset with the cost-aware
+schedule ("shipped") and with transformers' constant schedule at each length (app.bench.regret reads them).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import ArenaError
-from ..core.knobs import KNOB_TABLE, KNOBS, Origin
+from ..core.knobs import COST_AWARE, KNOB_TABLE, KNOBS, Origin
 from ..core.presets import Preset
 from ..core.requests import apply_overrides
 from ..race.methods import METHODS, get_method
 
 #: The most values one sweep may take (each value is a full pass over the suite).
 MAX_SWEEP_VALUES = 32
-_PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*([+-]?\d+)\s*(?:\.\.\s*([+-]?\d+))?\s*$")
+_PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(.+?)\s*$")
+_ITEM = re.compile(r"^\s*([+-]?\d+)\s*(?:\.\.\s*([+-]?\d+))?\s*$")
+#: The constant draft lengths --regret races when given none (those up to each preset's own length, and it).
+DEFAULT_REGRET_LENGTHS = (1, 2, 3, 4, 6, 8, 10)
+#: transformers' own schedule for a draft length (transformers 5.24: constant, for a drafter and for lookup).
+DEFAULT_SCHEDULE = "constant"
 
 
 @dataclass(frozen=True)
@@ -30,7 +38,14 @@ class Sweep:
 
     @property
     def text(self) -> str:
-        return f"{self.knob}={self.values[0]}..{self.values[-1]}"
+        return f"{self.knob}={values_text(self.values)}"
+
+
+def values_text(values: tuple[int, ...]) -> str:
+    """'1..4' for a run of consecutive values, else '1,2,4'."""
+    if len(values) > 1 and values == tuple(range(values[0], values[-1] + 1)):
+        return f"{values[0]}..{values[-1]}"
+    return ",".join(map(str, values))
 
 
 def int_knobs() -> list[str]:
@@ -38,22 +53,39 @@ def int_knobs() -> list[str]:
     return [k for k in KNOBS if KNOB_TABLE[k].kind == "int"]
 
 
+def parse_values(text: str, what: str) -> tuple[int, ...] | None:
+    """'1..4,6,8' -> (1, 2, 3, 4, 6, 8), sorted without repeats; None when it does not parse. ArenaError for a
+    range going down or more than MAX_SWEEP_VALUES values (`what` names the flag)."""
+    values: set[int] = set()
+    for item in text.split(","):
+        match = _ITEM.match(item)
+        if not match:
+            return None
+        lo, hi = int(match.group(1)), int(match.group(2) or match.group(1))
+        if hi < lo:
+            raise ArenaError(f"{what}{lo}..{hi}: the range must go up (LO <= HI)")
+        if hi - lo + 1 > MAX_SWEEP_VALUES or len(values | set(range(lo, hi + 1))) > MAX_SWEEP_VALUES:
+            raise ArenaError(f"{what}{text.strip()} has more than {MAX_SWEEP_VALUES} values; at most "
+                             f"{MAX_SWEEP_VALUES} at once")
+        values |= set(range(lo, hi + 1))
+    return tuple(sorted(values))
+
+
 def parse_sweep(text: str) -> Sweep:
-    """'KNOB=LO..HI' (or 'KNOB=V'); the knob name may use dashes; each end checked by the knob table."""
+    """'KNOB=LO..HI', 'KNOB=V' or 'KNOB=1,2,4' (items may be ranges); the knob name may use dashes; each value
+    checked by the knob table."""
     match = _PATTERN.match(text or "")
-    if not match:
-        raise ArenaError(f"--sweep must look like KNOB=LO..HI, e.g. prompt_lookup_num_tokens=1..12; got {text!r}")
-    name, lo, hi = match.group(1).replace("-", "_"), int(match.group(2)), int(match.group(3) or match.group(2))
+    name = match.group(1).replace("-", "_") if match else ""
+    values = parse_values(match.group(2), f"--sweep {name}=") if match else None
+    if not values:
+        raise ArenaError(f"--sweep must look like KNOB=LO..HI or KNOB=A,B,C, e.g. prompt_lookup_num_tokens=1..12; "
+                         f"got {text!r}")
     if name not in int_knobs():
         raise ArenaError(f"--sweep cannot vary {name!r}: choose one of {', '.join(int_knobs())}")
     origin = Origin("flag")
-    for value in (lo, hi):
+    for value in (values[0], values[-1]):
         KNOB_TABLE[name].check(value, origin)
-    if hi < lo:
-        raise ArenaError(f"--sweep {name}={lo}..{hi}: the range must go up (LO <= HI)")
-    if hi - lo + 1 > MAX_SWEEP_VALUES:
-        raise ArenaError(f"--sweep {name}={lo}..{hi} has {hi - lo + 1} values; at most {MAX_SWEEP_VALUES} at once")
-    return Sweep(name, tuple(range(lo, hi + 1)))
+    return Sweep(name, values)
 
 
 def variants(preset: Preset, sweep: Sweep | None) -> list[tuple[int | None, Preset]]:
@@ -72,3 +104,68 @@ def variants(preset: Preset, sweep: Sweep | None) -> list[tuple[int | None, Pres
         method.check_preset(variant)
         out.append((value, variant))
     return out
+
+
+@dataclass(frozen=True)
+class Regret:
+    """The regret sweep: each preset with the cost-aware schedule and with the constant schedule at each of
+    `lengths` (None: DEFAULT_REGRET_LENGTHS up to the preset's own length) and at its own length (transformers'
+    default, docs/DESIGN.md §4)."""
+
+    lengths: tuple[int, ...] | None = None
+
+    @property
+    def text(self) -> str:
+        return values_text(self.lengths) if self.lengths else "default"
+
+
+def parse_regret(text: str | None) -> Regret:
+    """'' or None: the default lengths; '1,2,4', '1..10' or '1..4,6,8': those constant draft lengths."""
+    if not (text or "").strip():
+        return Regret()
+    values = parse_values(text, "--regret ")
+    if not values:
+        raise ArenaError(f"--regret takes draft lengths like 1,2,4,8 or 1..10; got {text!r}")
+    return Regret(values)
+
+
+def length_knob(preset: Preset) -> str:
+    """The knob that sets the draft length of `preset`'s method; ArenaError when the method has none or cannot
+    take the cost-aware schedule (nothing to measure regret against)."""
+    knobs = get_method(preset.method).knobs
+    knob = next((k for k in ("prompt_lookup_num_tokens", "num_assistant_tokens") if k in knobs), None)
+    if knob is None or "num_assistant_tokens_schedule" not in knobs:
+        raise ArenaError(f"--regret: preset {preset.id} uses the {preset.method} method, which has no "
+                         f"{'draft-length knob' if knob is None else 'draft-length schedule'} to compare; use a "
+                         "prompt-lookup, drafter, uad, layerskip or ensemble preset")
+    return knob
+
+
+def regret_layout(preset: Preset, regret: Regret) -> dict[str, Any]:
+    """What the regret sweep races for `preset`: knob, the shipped (cost-aware) maximum length, the constant
+    lengths (sorted, the default's included) and transformers' default (schedule and length)."""
+    knob = length_knob(preset)
+    shipped = get_method(preset.method).max_draft(apply_overrides(preset, {"num_assistant_tokens_schedule": COST_AWARE}))
+    chosen = regret.lengths or tuple(v for v in DEFAULT_REGRET_LENGTHS if v <= shipped)
+    return {"knob": knob, "shipped_length": shipped, "lengths": sorted({*chosen, shipped}),
+            "default_schedule": DEFAULT_SCHEDULE, "default_length": shipped}
+
+
+def regret_variants(preset: Preset, regret: Regret) -> list[tuple[int | None, Preset]]:
+    """(None, the preset with the cost-aware schedule), then (length, the preset with the constant schedule at
+    that length) per constant length; every variant checked before any race."""
+    layout, method = regret_layout(preset, regret), get_method(preset.method)
+    out = [(None, apply_overrides(preset, {"num_assistant_tokens_schedule": COST_AWARE}, Origin("flag")))]
+    for value in layout["lengths"]:
+        out.append((value, apply_overrides(preset, {"num_assistant_tokens_schedule": DEFAULT_SCHEDULE,
+                                                    layout["knob"]: value}, Origin("flag"))))
+    for _, variant in out:
+        method.check_preset(variant)
+    return out
+
+
+def plan_variants(preset: Preset, sweep: Sweep | None, regret: Regret | None) -> list[tuple[int | None, Preset]]:
+    """The variants a plan races for `preset`: the regret sweep's, the sweep's, or the preset alone."""
+    if regret is not None and sweep is not None:
+        raise ArenaError("--regret sweeps the draft length itself: leave out --sweep")
+    return regret_variants(preset, regret) if regret is not None else variants(preset, sweep)

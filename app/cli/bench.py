@@ -1,7 +1,7 @@
 """``python -m app bench``: presets x a prompt suite, sequential races, a leaderboard and its files (docs/DESIGN.md §4).
 
     python -m app bench --presets a,b --suite FILE --repeats N --max-new-tokens M --out DIR
-        [--categories a,b] [--split tune|test|all] [--limit N] [--sweep KNOB=LO..HI]
+        [--categories a,b] [--split tune|test|all] [--limit N] [--sweep KNOB=LO..HI | --regret [LENGTHS]]
     python -m app bench --compare A.json B.json
 
 A progress bar goes to stderr, the summary to stdout. Ctrl-C stops after the race in flight and still writes
@@ -40,6 +40,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_knob_flags(p, ("max_new_tokens",), max_new_tokens="tokens per race (default: each preset's)")
     p.add_argument("--sweep", metavar="KNOB=LO..HI", help="race every integer value of one method knob, e.g. "
                    "prompt_lookup_num_tokens=1..12, next to the planner's prediction")
+    p.add_argument("--regret", nargs="?", const="", metavar="LENGTHS",
+                   help="race each prompt with the cost-aware schedule and with the constant schedule at each draft "
+                   "length (e.g. 1,2,4,8 or 1..10; default 1,2,3,4,6,8,10 up to the preset's length) and report the "
+                   "regret: the schedule's speed as a share of the best constant length")
     p.add_argument("--seed", type=int, help="torch seed before each side (only matters for sampling presets)")
     p.add_argument("--no-warm-up", action="store_true", help="skip the short warm-up race of each preset")
     p.add_argument("--out", type=Path, default=Path("bench-results"), help="output folder (default bench-results)")
@@ -52,12 +56,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def plan_from_args(args: argparse.Namespace) -> Any:
     """The BenchPlan the flags ask for; ArenaError for a bad flag, an unknown preset or category, a bad suite."""
     from ..bench.suite import load_suite
-    from ..bench.sweep import parse_sweep
+    from ..bench.sweep import parse_regret, parse_sweep
 
     categories = [c for c in (args.categories or "").split(",") if c.strip()] or None
     return bench_plan((args.presets or "").split(","), load_suite(args.suite), categories, args.split, args.limit,
                       args.repeats, args.max_new_tokens, Limits.operator(), FLAG,
-                      sweep=parse_sweep(args.sweep) if args.sweep else None, warm_up=not args.no_warm_up,
+                      sweep=parse_sweep(args.sweep) if args.sweep else None,
+                      regret=parse_regret(args.regret) if args.regret is not None else None, warm_up=not args.no_warm_up,
                       suite_name=args.suite.name if args.suite else "builtin")
 
 
@@ -70,6 +75,8 @@ def command_text(args: argparse.Namespace) -> str:
         if value is not None:
             parts += [flag, str(value)]
     parts += ["--split", args.split, "--repeats", str(args.repeats)] + (["--no-warm-up"] if args.no_warm_up else [])
+    if args.regret is not None:
+        parts += ["--regret"] + ([args.regret] if args.regret.strip() else [])
     return shlex.join(parts)
 
 
@@ -119,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         return run_compare(list(args.compare))
     from ..bench.report import bench_result, write_all
     from ..bench.runner import Bench, PresetRacer
-    from ..bench.summary import summary_markdown
+    from ..bench.summary import regret_category_table, summary_markdown
 
     racer = PresetRacer(Limits.operator(), args.seed, progress_logger)
     bench = Bench(plan_from_args(args), racer, time.perf_counter, TerminalBar())
@@ -133,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
     written = write_all(result, args.out)
     sys.stdout.write(summary_markdown(result) + "\n")
     sys.stdout.write("wrote " + ", ".join(str(p) for p in written) + "\n")
+    if result.regret:
+        sys.stdout.write("\nRegret per category (shipped cost-aware schedule vs constant draft lengths):\n"
+                         + "\n".join(regret_category_table(result.regret)) + "\n")
     if status:
         sys.stderr.write(f"stopped: kept {len(result.rows)} finished race(s) of {bench.total}\n")
     return status
