@@ -11,7 +11,7 @@ where q_i is the recent acceptance of draft position i, counted separately per *
 runs: for prompt lookup the state is how long the copied match is (app/race/lookup.py: after a match of one token a
 copy is rarely right, after ten it usually goes on), for a drafting model the previous round's outcome. The
 verification curve starts from the one timed before the race (:mod:`app.race.costs`) and is re-fitted on the race's
-own rounds (:class:`_VerifyCost`); draft(k) is the measured drafting time. Plain decoding
+own rounds (:class:`_VerifyFit`); draft(k) is the measured drafting time. Plain decoding
 is speed(0) = 1 / step. When no k beats it the policy drafts nothing, and probes again after a back-off
 that doubles each time a probe fails. The target verifies whatever is drafted, so the output is the
 target's own: the policy changes speed, never text.
@@ -98,6 +98,22 @@ class _Acceptance:
             self.accepted[i] += 1.0 if i < accepted else 0.0
 
 
+def _decayed(sums: list[float], k: int, seconds: float) -> list[float]:
+    """Least-squares sums (w, wk, wkk, ws, wks) with older rounds decayed by DECAY and this round added."""
+    return [x * DECAY + y for x, y in zip(sums, (1.0, k, k * k, seconds, k * seconds))]
+
+
+def _line(w: float, wk: float, wkk: float, ws: float, wks: float) -> tuple[float, float] | None:
+    """(fixed, per_token) of the least-squares line seconds = fixed + per_token k; None when the ks seen cannot
+    tell the two apart (one k only) or the line would be negative."""
+    det = w * wkk - wk * wk
+    if det <= 1e-9 * max(w * wkk, 1e-12):
+        return None
+    per_token = (w * wks - wk * ws) / det
+    fixed = (ws - per_token * wk) / w
+    return (fixed, per_token) if per_token >= 0 and fixed >= 0 else None
+
+
 @dataclass
 class _DraftCost:
     """Drafting seconds as fixed + per_token * k, fitted on recent rounds (decayed least squares)."""
@@ -110,24 +126,17 @@ class _DraftCost:
         return 0.0 if k == 0 else self.fixed + self.per_token * k
 
     def observe(self, k: int, seconds: float) -> None:
-        w, wk, wkk, ws, wks = (x * DECAY for x in self.sums)
-        self.sums = [w + 1, wk + k, wkk + k * k, ws + seconds, wks + k * seconds]
+        self.sums = _decayed(self.sums, k, seconds)
+        line = _line(*self.sums)
         w, wk, wkk, ws, wks = self.sums
-        det = w * wkk - wk * wk
-        if det > 1e-9 * max(w * wkk, 1e-12):
-            per_token = (w * wks - wk * ws) / det
-            fixed = (ws - per_token * wk) / w
-            if per_token >= 0 and fixed >= 0:
-                self.per_token, self.fixed = per_token, fixed
-                return
-        self.per_token, self.fixed = ws / max(wk, 1e-9), 0.0  # one k seen so far: all of it per token
+        self.fixed, self.per_token = line or (0.0, ws / max(wk, 1e-9))  # one k seen so far: all of it per token
 
 
 @dataclass
-class _VerifyCost:
+class _VerifyFit:
     """Verification seconds of a round: `step` when it drafted nothing (following the race's own such rounds), else
     fixed + per_token * k, fitted on the race's drafting rounds (decayed least squares) around two points of the
-    calibrated curve step0 (1 + slope k) at k = 1 and k = max_draft, which count PRIOR_POINTS rounds each and never
+    calibrated curve step (1 + slope k) at k = 1 and k = max_draft, which count PRIOR_POINTS rounds each and never
     decay. On a CPU verifying any draft costs about half a step more than a plain step (all positions' logits, the
     comparison, the cache cut: measured 40 ms plain, 60 ms for one draft, 72 ms for ten on SmolLM2-135M), which a
     one-token vs nine-token forward does not show; then long drafts are cheap next to short ones."""
@@ -135,13 +144,13 @@ class _VerifyCost:
     step: float
     slope: float
     max_draft: int
-    sums: list[float] = field(default_factory=lambda: [0.0] * 5)  # w, wk, wkk, ws, wks of the rounds
+    sums: list[float] = field(default_factory=lambda: [0.0] * 5)  # the rounds' w, wk, wkk, ws, wks
 
     def __post_init__(self) -> None:
         self.fixed, self.per_token = self.step, self.step * self.slope
-        w, top = PRIOR_POINTS, max(self.max_draft, 2)
-        at = [(k, self.step * (1.0 + self.slope * k)) for k in (1, top)]
-        self.prior = [2 * w, w * (1 + top), w * (1 + top * top), w * sum(s for _, s in at), w * sum(k * s for k, s in at)]
+        self.prior = [0.0] * 5
+        for k in (1, max(self.max_draft, 2)):
+            self.prior = [p + PRIOR_POINTS * x for p, x in zip(self.prior, _decayed([0.0] * 5, k, self.seconds(k)))]
 
     def seconds(self, k: int) -> float:
         return self.step if k == 0 else self.fixed + self.per_token * k
@@ -150,12 +159,9 @@ class _VerifyCost:
         if k == 0:
             self.step = 0.8 * self.step + 0.2 * seconds
             return
-        self.sums = [x * DECAY for x in self.sums]
-        for i, x in enumerate((1.0, k, k * k, seconds, k * seconds)):
-            self.sums[i] += x
+        self.sums = _decayed(self.sums, k, seconds)
         w, wk, wkk, ws, wks = (a + b for a, b in zip(self.sums, self.prior))
-        per_token = max(0.0, (w * wks - wk * ws) / max(w * wkk - wk * wk, 1e-12))
-        self.fixed, self.per_token = max(0.0, (ws - per_token * wk) / w), per_token
+        self.fixed, self.per_token = _line(w, wk, wkk, ws, wks) or (ws / w, 0.0)
 
 
 class CostAwarePolicy:
@@ -172,7 +178,7 @@ class CostAwarePolicy:
                  drafts_first: bool = False):
         self.max_draft = max(1, int(max_draft))
         self.step, self.slope = max(step_seconds, 1e-6), max(slope, 0.0)  # the calibrated curve
-        self.verify = _VerifyCost(self.step, self.slope, self.max_draft)
+        self.verify = _VerifyFit(self.step, self.slope, self.max_draft)
         self.drafts_first = drafts_first
         self.acceptance: dict[str, _Acceptance] = {}
         self.draft_cost = _DraftCost(per_token=draft_per_token)
