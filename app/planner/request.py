@@ -7,7 +7,7 @@ the way its way in does (the page's label, or the command line's flag; :class:`a
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.knobs import FORM, Knob, Origin, blank, shown

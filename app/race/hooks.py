@@ -98,7 +98,7 @@ class bind_tracer:
         _local.sink, _local.policy = self.previous
 
 
-class _Round:
+class _RoundInFlight:
     """Timing and draft length of the round in flight (one per candidate generator)."""
 
     def __init__(self) -> None:
@@ -130,7 +130,7 @@ def _longest_lookup(generator: Any, input_ids: torch.Tensor, policy: DraftPolicy
     return torch.cat([input_ids, copied[:k].to(input_ids.device).unsqueeze(0)], dim=1)
 
 
-def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _Round) -> None:
+def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _RoundInFlight) -> None:
     inner = generator.get_candidates
     longest = policy is not None and isinstance(generator, PromptLookupCandidateGenerator)
 
@@ -158,7 +158,7 @@ def _wrap_get_candidates(generator: Any, sink: DraftSink | None, policy: DraftPo
     generator.get_candidates = get_candidates
 
 
-def _wrap_update(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _Round) -> None:
+def _wrap_update(generator: Any, sink: DraftSink | None, policy: DraftPolicy | None, state: _RoundInFlight) -> None:
     inner = generator.update_candidate_strategy
 
     def update_candidate_strategy(input_ids, scores, num_matches):
@@ -216,7 +216,7 @@ def _traced_get_candidate_generator(self, *args: Any, **kwargs: Any):
     sink, policy = getattr(_local, "sink", None), getattr(_local, "policy", None)
     if sink is None and policy is None:
         return generator
-    state = _Round()
+    state = _RoundInFlight()
     _wrap_get_candidates(generator, sink, policy, state)
     _wrap_update(generator, sink, policy, state)
     return generator
