@@ -125,3 +125,14 @@ def test_lookup_acceptance_is_learned_per_match_length():
             policy.observe(k, accept(k), 0.0, STEP * (1 + 0.12 * k))
     assert policy.draft_length(available=10, match=9) == 10
     assert policy.draft_length(available=10, match=1) == 0
+
+
+def test_a_drafting_model_not_expected_to_pay_probes_rarely():
+    """A probe of a drafting model first reads every token it missed: one that does not pay at the prior acceptance
+    waits MAX_BACKOFF rounds before its first probe; prompt lookup (no catch-up) probes early."""
+    model = CostAwarePolicy(max_draft=5, step_seconds=STEP, slope=0.1, draft_per_token=0.6 * STEP)
+    assert not model.plain and model.best() == 0  # fully kept drafts would pay, half-kept ones do not
+    assert sum(k > 0 for k in run_rounds(model, lambda k: 0, MAX_BACKOFF - 1, draft_per_token=0.6 * STEP)) == 0
+    lookup = CostAwarePolicy(max_draft=5, step_seconds=STEP, slope=1.0, draft_per_token=0.0, drafts_first=True)
+    chosen = [lookup.draft_length(available=5, match=1) for _ in range(12)]
+    assert any(chosen), "lookup probes within a few rounds"

@@ -188,7 +188,10 @@ class CostAwarePolicy:
         #: The prior already says no draft can pay, even one always kept: the run decodes plainly (no assisted
         #: loop, no probes), so that drafting nothing costs nothing (docs/DESIGN.md §5.12).
         self.plain = self.hopeless()
-        if self.plain:  # a caller that drafts anyway (the sampling check) probes rarely
+        if self.plain or (not drafts_first and self.best() == 0):
+            # a drafting model's probe is not cheap: after skipped rounds it first reads every token it missed (UAD
+            # also re-tokenises them), so a model that is not expected to pay at the prior acceptance, or a caller
+            # that drafts anyway (the sampling check), probes rarely
             self.backoff = MAX_BACKOFF
 
     # ----- the model ------------------------------------------------------------------------------
