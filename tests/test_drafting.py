@@ -127,12 +127,17 @@ def test_lookup_acceptance_is_learned_per_match_length():
     assert policy.draft_length(available=10, match=1) == 0
 
 
-def test_a_drafting_model_not_expected_to_pay_probes_rarely():
+def test_a_drafting_model_not_expected_to_pay_decodes_plainly():
     """A probe of a drafting model first reads every token it missed: one that does not pay at the prior acceptance
-    waits MAX_BACKOFF rounds before its first probe; prompt lookup (no catch-up) probes early."""
+    decodes plainly (and, driven anyway, waits MAX_BACKOFF rounds before its first probe); prompt lookup (no
+    catch-up) keeps probing early."""
     model = CostAwarePolicy(max_draft=5, step_seconds=STEP, slope=0.1, draft_per_token=0.6 * STEP)
-    assert not model.plain and model.best() == 0  # fully kept drafts would pay, half-kept ones do not
+    assert not model.hopeless() and model.best() == 0  # fully kept drafts would pay, half-kept ones do not
+    assert model.plain
     assert sum(k > 0 for k in run_rounds(model, lambda k: 0, MAX_BACKOFF - 1, draft_per_token=0.6 * STEP)) == 0
+    cheap = CostAwarePolicy(max_draft=5, step_seconds=STEP, slope=0.1, draft_per_token=0.1 * STEP)
+    assert not cheap.plain and cheap.best() > 0
     lookup = CostAwarePolicy(max_draft=5, step_seconds=STEP, slope=1.0, draft_per_token=0.0, drafts_first=True)
+    assert not lookup.plain
     chosen = [lookup.draft_length(available=5, match=1) for _ in range(12)]
     assert any(chosen), "lookup probes within a few rounds"

@@ -185,13 +185,13 @@ class CostAwarePolicy:
         self.state = "part"
         self.skipped, self.backoff, self.probing = 0, FIRST_BACKOFF, False
         self.rounds_drafted = self.rounds_skipped = 0
-        #: The prior already says no draft can pay, even one always kept: the run decodes plainly (no assisted
-        #: loop, no probes), so that drafting nothing costs nothing (docs/DESIGN.md §5.12).
-        self.plain = self.hopeless()
-        if self.plain or (not drafts_first and self.best() == 0):
-            # a drafting model's probe is not cheap: after skipped rounds it first reads every token it missed (UAD
-            # also re-tokenises them), so a model that is not expected to pay at the prior acceptance, or a caller
-            # that drafts anyway (the sampling check), probes rarely
+        # Drafting nothing costs nothing (docs/DESIGN.md §5.12): `plain` runs decode without the assisted loop.
+        # A drafting model's probe is not cheap: after skipped rounds it first reads every token it missed (UAD also
+        # re-tokenises them; one probe in 96 tokens cost UAD 2-4 % here). So a model that cannot pay even with every
+        # draft kept, or does not pay at the prior acceptance, decodes plainly; a caller that drafts anyway (the
+        # sampling check) probes rarely.
+        self.plain = self.hopeless() or (not drafts_first and self.best() == 0)
+        if self.plain:
             self.backoff = MAX_BACKOFF
 
     # ----- the model ------------------------------------------------------------------------------
@@ -265,7 +265,8 @@ class CostAwarePolicy:
         if not self.drafts_first and self.rounds_drafted > 1:  # a drafter's first round also reads the whole prompt
             self.draft_cost.observe(drafted, draft_seconds)
         self.table().observe(drafted, accepted)
-        self.state = "full" if accepted >= drafted else "part" if accepted > 0 else "miss"
+        if not self.state.startswith("match>="):  # a lookup's next state is its next match, set when it drafts
+            self.state = "full" if accepted >= drafted else "part" if accepted > 0 else "miss"
         if self.probing:  # a probe that leaves drafting unpaid waits twice as long before the next one
             self.probing = False
             if self.hopeless():
