@@ -17,7 +17,7 @@ def run_rounds(policy: CostAwarePolicy, accept, rounds: int, draft_per_token: fl
         k = policy.draft_length()
         chosen.append(k)
         n = accept(k) if k else 0
-        policy.observe(k, n, draft_per_token * k, STEP * (1 + policy.slope * k))
+        policy.observe(k, n, draft_per_token * k, STEP * (1 + policy.verify.slope * k))
     return chosen
 
 

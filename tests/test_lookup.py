@@ -40,7 +40,7 @@ def test_the_copy_never_runs_past_the_text_or_the_cap():
 
 def test_a_copy_stops_before_an_end_of_sequence_token():
     text = ids(4, 5, 6, 0, 7, 4, 5)  # would copy "6 0 7"; 0 ends a sequence
-    copied, match = proposal(text, 3, eos_ids=[0])
+    copied, match = proposal(text, 3, eos_ids=torch.tensor([0]))
     assert copied.tolist() == [6] and match.length == 2
     copied, _ = proposal(text, 3)
     assert copied.tolist() == [6, 0, 7]

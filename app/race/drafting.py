@@ -177,8 +177,7 @@ class CostAwarePolicy:
     def __init__(self, max_draft: int, step_seconds: float, slope: float, draft_per_token: float,
                  drafts_first: bool = False):
         self.max_draft = max(1, int(max_draft))
-        self.step, self.slope = max(step_seconds, 1e-6), max(slope, 0.0)  # the calibrated curve
-        self.verify = _VerifyFit(self.step, self.slope, self.max_draft)
+        self.verify = _VerifyFit(max(step_seconds, 1e-6), max(slope, 0.0), self.max_draft)
         self.drafts_first = drafts_first
         self.acceptance: dict[str, _Acceptance] = {}
         self.draft_cost = _DraftCost(per_token=draft_per_token)
@@ -195,15 +194,6 @@ class CostAwarePolicy:
             self.backoff = MAX_BACKOFF
 
     # ----- the model ------------------------------------------------------------------------------
-    def speed(self, k: int, available: int | None = None) -> float:
-        """Expected tokens per second when drafting k tokens this round (k capped by `available`)."""
-        k = min(k, available) if available is not None else k
-        expected, run = 0.0, 1.0
-        for q in self.estimates()[:k]:
-            run *= q
-            expected += run
-        return (1.0 + expected) / (self.verify.seconds(k) + self.draft_cost.seconds(k))
-
     def hopeless(self) -> bool:
         """Even if every draft were accepted, no draft length would beat plain decoding: drafting costs too much."""
         if self.drafts_first:

@@ -122,10 +122,8 @@ def _longest_lookup(generator: Any, input_ids: torch.Tensor, policy: DraftPolicy
     as transformers' lookup returns them (the text so far, then the kept copy). Within max_length - 1 tokens, as
     transformers keeps room for the target's own token."""
     room = int(generator.max_length) - 1 - input_ids.shape[1]
-    eos = generator.eos_token_id
-    eos = [] if eos is None else eos.flatten().tolist() if isinstance(eos, torch.Tensor) else list(
-        eos if isinstance(eos, (list, tuple)) else [eos])
-    copied, match = lookup.proposal(input_ids[0], min(int(generator.num_output_tokens), max(room, 0)), eos)
+    copied, match = lookup.proposal(input_ids[0], min(int(generator.num_output_tokens), max(room, 0)),
+                                    generator.eos_token_id)  # a tensor or None, as transformers keeps it
     k = policy.draft_length(int(copied.numel()), match.length)
     return torch.cat([input_ids, copied[:k].to(input_ids.device).unsqueeze(0)], dim=1)
 

@@ -10,8 +10,6 @@ usually goes on. Whatever is proposed, the target verifies it, so the output sta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
-
 import torch
 
 #: The longest agreement counted (longer matches are as good as this long for the schedule).
@@ -55,13 +53,13 @@ def longest_match(ids: torch.Tensor, max_tokens: int, cap: int = MAX_MATCH) -> M
     return Match(j + 1, best, min(max_tokens, n - (j + 1)))
 
 
-def proposal(ids: torch.Tensor, max_tokens: int, eos_ids: Sequence[int] = ()) -> tuple[torch.Tensor, Match]:
+def proposal(ids: torch.Tensor, max_tokens: int, eos_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, Match]:
     """The tokens :func:`longest_match` copies (cut before an end-of-sequence token, as transformers does, so that
     an accepted copy cannot run past the end) and the match."""
     match = longest_match(ids, max_tokens)
     copied = ids[match.start:match.start + match.available]
-    if len(eos_ids) and copied.numel():
-        stops = torch.nonzero(torch.isin(copied, torch.as_tensor(list(eos_ids), device=copied.device))).flatten()
+    if eos_ids is not None and copied.numel():
+        stops = torch.nonzero(torch.isin(copied, eos_ids.to(copied.device))).flatten()
         if stops.numel():
             copied = copied[:int(stops[0])]
     return copied, match
