@@ -11,6 +11,7 @@ from typing import Any, Iterator
 import gradio as gr
 
 from ...core.errors import ArenaError
+from ...core.machine import device_name
 from ...core.requests import RaceRequest, check_preset_id
 from ...race.methods import get_method
 from ...race.ghosts import GHOSTS
@@ -42,7 +43,7 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
     import torch
 
     device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
-    gpu = torch.cuda.get_device_name(0) if str(device).startswith("cuda") and torch.cuda.is_available() else None
+    gpu = device_name(device) if str(device).startswith("cuda") and torch.cuda.is_available() else None
     models = []
     if setup is not None:
         for role, loaded in (("target", setup.target), ("assistant", setup.assistant)):
