@@ -11,6 +11,10 @@ were chosen on the built-in suite's tune split; the measured figures come from `
     python -m benchmarks.schedule_sim --collect answers.json            # the target's greedy answers, once
     python -m benchmarks.schedule_sim answers.json --split tune [--fixed 1.45 --per-token 0.03]
 
+``--suite benchmarks/schedule_dev.jsonl --split dev`` replays 26 prompts written for tuning the schedule only (chat,
+questions and sums that copy little, a few that copy much), beside the built-in suite's tune split; its test split
+is kept for the measured figures.
+
 Prints, per category, the median speedup over the prompts of: transformers' lookup at constant lengths, and the
 cost-aware schedule (app.race.drafting) with the longest-match lookup (app.race.lookup).
 """
@@ -26,22 +30,22 @@ from typing import Callable
 import torch
 
 from app.race.drafting import CostAwarePolicy
-from app.race.lookup import longest_match
+from app.race.lookup import proposal
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "assets" / "suites" / "builtin.jsonl"
 MAX_DRAFT = 10
 
 
-def collect(out: Path, preset_id: str, max_new_tokens: int) -> None:
-    """Greedy plain answers of the preset's target to every prompt of the built-in suite, saved as JSON."""
+def collect(out: Path, preset_id: str, max_new_tokens: int, suite: Path = SUITE) -> None:
+    """Greedy plain answers of the preset's target to every prompt of `suite` (JSON lines), saved as JSON."""
     from app.core.presets import get_preset
     from app.core.requests import Limits
     from app.race.prepare import generate_call, prepare
 
     preset = get_preset(preset_id).with_overrides({"max_new_tokens": max_new_tokens})
     rows = []
-    for line in SUITE.read_text(encoding="utf-8").splitlines():
+    for line in suite.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         setup = prepare(preset, row["prompt"], Limits.operator())
         model, kwargs = generate_call(setup, False)
@@ -66,8 +70,8 @@ def first_match(context: list[int], k: int, ngram: int = 2) -> tuple[list[int], 
 
 
 def longest(context: list[int], k: int) -> tuple[list[int], int]:
-    match = longest_match(torch.tensor(context), k)
-    return context[match.start:match.start + match.available], match.length
+    copied, match = proposal(torch.tensor(context), k)
+    return copied.tolist(), match.length
 
 
 def replay(row: dict, propose: Callable, choose: Callable, observe: Callable | None, fixed: float,
@@ -104,12 +108,13 @@ def main() -> None:
     ap.add_argument("--collect", action="store_true", help="generate the answers file first")
     ap.add_argument("--preset", default="offline-prompt-lookup")
     ap.add_argument("--max-new-tokens", type=int, default=96)
-    ap.add_argument("--split", default="tune", choices=("tune", "test", "all"))
+    ap.add_argument("--suite", type=Path, default=SUITE, help="the prompts --collect answers (JSON lines)")
+    ap.add_argument("--split", default="tune", help="the prompts' split to replay (tune, test, ...) or all")
     ap.add_argument("--fixed", type=float, default=1.45, help="a drafting round's cost at k = 0+, in plain steps")
     ap.add_argument("--per-token", type=float, default=0.03, help="each drafted token's extra cost, in plain steps")
     args = ap.parse_args()
     if args.collect:
-        collect(args.answers, args.preset, args.max_new_tokens)
+        collect(args.answers, args.preset, args.max_new_tokens, args.suite)
     rows = [r for r in json.loads(args.answers.read_text(encoding="utf-8")) if args.split in ("all", r["split"])]
     variants: dict[str, Callable[[dict], float]] = {
         f"constant {k}": (lambda k: lambda row: replay(row, first_match, lambda p, _: min(k, len(p)), None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.race.drafting import HOPELESS_BACKOFF, MAX_BACKOFF, CostAwarePolicy
+from app.race.drafting import HOPELESS_BACKOFF, MAX_BACKOFF, CostAwarePolicy, copy_prior
 
 STEP = 0.05
 
@@ -125,6 +125,32 @@ def test_lookup_acceptance_is_learned_per_match_length():
             policy.observe(k, accept(k), 0.0, STEP * (1 + 0.12 * k))
     assert policy.draft_length(available=10, match=9) == 10
     assert policy.draft_length(available=10, match=1) == 0
+
+
+def test_chance_matches_on_open_text_are_not_drafted_long():
+    """Text that copies nothing still finds chance matches, mostly of one token, some of two. On a CPU-like curve (a
+    drafting round costs 1.45 plain steps plus 0.03 a token) their drafts are lost, so the schedule must not bet
+    ten-token drafts on them while it learns (a prior that trusts the deeper positions whenever the first might hold
+    drafted 138 tokens here)."""
+    policy = CostAwarePolicy(max_draft=10, step_seconds=STEP, slope=0.03, draft_per_token=0.0, drafts_first=True)
+    drafted = 0
+    for i in range(60):
+        k = policy.draft_length(available=10, match=(1, 1, 2, 1, 1)[i % 5])
+        drafted += k
+        policy.observe(k, 0, 0.0, STEP * (1.45 + 0.03 * k) if k else STEP)
+    assert drafted <= 60, drafted
+
+
+def test_draft_positions_of_a_lookup_match_follow_the_growing_match():
+    """A kept copy makes the match one token longer, so position i of an L-token match starts from the prior of an
+    (L + i - 1)-token match: low after a chance one-token match, high after a long one."""
+    policy = CostAwarePolicy(max_draft=6, step_seconds=STEP, slope=0.05, draft_per_token=0.0, drafts_first=True)
+    policy.draft_length(available=6, match=1)
+    short = policy.estimates()
+    assert short[0] == pytest.approx(copy_prior(1)) and short[1] == pytest.approx(copy_prior(2))
+    assert short == sorted(short) and short[0] < 0.25
+    policy.draft_length(available=6, match=9)
+    assert min(policy.estimates()) > 0.9
 
 
 def test_a_drafting_model_not_expected_to_pay_decodes_plainly():

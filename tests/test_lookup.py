@@ -44,3 +44,16 @@ def test_a_copy_stops_before_an_end_of_sequence_token():
     assert copied.tolist() == [6] and match.length == 2
     copied, _ = proposal(text, 3)
     assert copied.tolist() == [6, 0, 7]
+
+
+def test_a_loop_is_copied_a_full_draft_ahead():
+    text = ids(9, 1, 2, 3, 1, 2, 3, 1, 2, 3)  # a loop of period 3: the most recent match reaches 3 tokens to the end
+    copied, match = proposal(text, 7)
+    assert match.length >= 3 and match.available == 3
+    assert copied.tolist() == [1, 2, 3, 1, 2, 3, 1]
+
+
+def test_a_tail_not_yet_seen_to_repeat_is_not_extended():
+    text = ids(4, 7, 5, 6, 8, 4, 7)  # "4 7" matched (2 tokens) with 5 tokens after it: no loop seen
+    copied, match = proposal(text, 8)
+    assert (match.length, copied.tolist()) == (2, [5, 6, 8, 4, 7])

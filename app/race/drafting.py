@@ -9,7 +9,8 @@ draft length k with the most expected tokens per second:
 
 where q_i is the recent acceptance of draft position i, counted separately per *state*, because acceptance comes in
 runs: for prompt lookup the state is how long the copied match is (app/race/lookup.py: after a match of one token a
-copy is rarely right, after ten it usually goes on), for a drafting model the previous round's outcome. The
+copy is rarely right, after ten it usually goes on; a position's prior is :func:`copy_prior` of the match grown by the
+positions before it), for a drafting model the previous round's outcome. The
 verification curve starts from the one timed before the race (:mod:`app.race.costs`) and is re-fitted on the race's
 own rounds (:class:`_VerifyFit`); draft(k) is the measured drafting time. Plain decoding
 is speed(0) = 1 / step. When no k beats it the policy drafts nothing, and probes again after a back-off
@@ -34,22 +35,21 @@ FIRST_BACKOFF, MAX_BACKOFF = 4, 64
 #: The back-off when even fully accepted drafts could not pay for their drafting time (a drafter as slow as the
 #: target): probe again only this rarely, in case the estimate was wrong.
 HOPELESS_BACKOFF = 256
-#: How many rounds' worth of evidence a position's prior (the previous position's estimate) counts for.
+#: How many rounds' worth of evidence a position's prior counts for.
 PRIOR_WEIGHT = 1.0
-#: A position's prior closes all but this share of the gap between the previous position's estimate and 1: a draft
-#: that follows a kept one is usually kept too (acceptance comes in runs; on the built-in suite's tune split a
-#: one-token match's first copied token is kept 20 % of the time, the next ones 56 %, 70 %, 79 %). 1: a position is
-#: as likely as the one before; 0.3 tuned on the tune split with a simulator fed the measured verification curve.
+#: A drafting model's position prior closes all but this share of the gap between the previous position's estimate
+#: and 1: a draft that follows a kept one is usually kept too (acceptance comes in runs).
 CARRY_GAP = 0.3
+#: The match length after which a copied token is kept half the time: a copy after a match of L tokens is kept
+#: with the prior L^2 / (L^2 + MATCH_HALF^2) (docs/DESIGN.md §5.12).
+MATCH_HALF = 2.0
 #: How many rounds' worth of evidence each of the calibrated verification curve's two points counts for.
 PRIOR_POINTS = 0.5
 #: A draft length must beat plain decoding by this factor (estimates are noisy; a tie is not worth drafting).
 MARGIN = 1.02
 #: A round's outcome, which a drafting model's next round is conditioned on (acceptance comes in runs).
 STATES = ("full", "part", "miss")
-#: Prompt lookup's states: the match length's bucket, named by its shortest length. A bucket's first position
-#: starts from the prior L / (L + 1) (a one-token match: 0.5; nine tokens: 0.9), so a long match is drafted in full
-#: at once instead of ramping up from a timid start.
+#: Prompt lookup's states: the match length's bucket, named by its shortest length.
 MATCH_BUCKETS = (1, 2, 3, 5, 9)
 
 
@@ -58,23 +58,24 @@ def match_state(length: int) -> str:
     return f"match>={max(b for b in MATCH_BUCKETS if b <= max(length, 1))}"
 
 
-def state_prior(state: str) -> float:
-    """The first position's prior acceptance in `state`."""
-    if state.startswith("match>="):
-        length = int(state.split(">=")[1])
-        return length / (length + 1.0)
-    return 0.5
+def copy_prior(length: int) -> float:
+    """The prior that a copied token is kept when the `length` tokens before it agree with the copy's source: a
+    kept copy makes the match one token longer, so draft position i of a match of L tokens has the prior
+    copy_prior(L + i - 1) (after one token 0.2, two 0.5, three 0.69, nine 0.95)."""
+    return length * length / (length * length + MATCH_HALF * MATCH_HALF)
 
 
 @dataclass
 class _Acceptance:
-    """Decayed counts of tested and accepted drafts per position. Each position's estimate shrinks towards
-    1 - CARRY_GAP (1 - q) of the previous position's q (the first towards `first`) with the weight of PRIOR_WEIGHT rounds, so
-    positions not yet tested borrow from the ones before: after fully accepted rounds longer drafts are trusted.
-    first: the first position's prior (:func:`state_prior`)."""
+    """Decayed counts of tested and accepted drafts per position, each position's estimate shrunk towards its prior
+    with the weight of PRIOR_WEIGHT rounds, so that positions not yet tested borrow from the prior.
+    match: for prompt lookup, the shortest match length of the state's bucket, and position i's prior is
+    copy_prior(match + i - 1); else (a drafting model) the first position's prior is 0.5 and each next one closes
+    all but CARRY_GAP of the gap between the previous position's estimate and 1, so that after fully accepted rounds
+    longer drafts are trusted."""
 
     size: int
-    first: float = 0.5
+    match: int | None = None
     tested: list[float] = field(default_factory=list)
     accepted: list[float] = field(default_factory=list)
 
@@ -83,8 +84,10 @@ class _Acceptance:
         self.accepted = [0.0] * self.size
 
     def estimates(self) -> list[float]:
-        out, prior = [], self.first
-        for tested, accepted in zip(self.tested, self.accepted):
+        out, prior = [], 0.5
+        for i, (tested, accepted) in enumerate(zip(self.tested, self.accepted)):
+            if self.match is not None:
+                prior = copy_prior(self.match + i)
             q = (accepted + PRIOR_WEIGHT * prior) / (tested + PRIOR_WEIGHT)
             out.append(q)
             prior = 1.0 - (1.0 - q) * CARRY_GAP
@@ -217,7 +220,8 @@ class CostAwarePolicy:
     def table(self) -> _Acceptance:
         """The acceptance counts of the current state (created with the state's prior when first seen)."""
         if self.state not in self.acceptance:
-            self.acceptance[self.state] = _Acceptance(self.max_draft, state_prior(self.state))
+            match = int(self.state.split(">=")[1]) if self.state.startswith("match>=") else None
+            self.acceptance[self.state] = _Acceptance(self.max_draft, match)
         return self.acceptance[self.state]
 
     def estimates(self) -> list[float]:

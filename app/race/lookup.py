@@ -53,11 +53,22 @@ def longest_match(ids: torch.Tensor, max_tokens: int, cap: int = MAX_MATCH) -> M
     return Match(j + 1, best, min(max_tokens, n - (j + 1)))
 
 
+def continuation(ids: torch.Tensor, match: Match, max_tokens: int) -> torch.Tensor:
+    """Up to `max_tokens` tokens that follow `match`'s start, the text's tail repeated where the text ends before
+    them: if the text from `start` on continues as the text after the end does, the copy goes on with the copy
+    itself. A text that has fallen into a loop (a list, a repeated line) is then copied a full draft ahead, where
+    the most recent match alone would reach only one period to the end."""
+    tail = ids[match.start:match.start + match.available]
+    if tail.numel() == 0 or tail.numel() >= max_tokens or match.length < tail.numel():
+        return tail
+    return tail.repeat(-(-max_tokens // tail.numel()))[:max_tokens]
+
+
 def proposal(ids: torch.Tensor, max_tokens: int, eos_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, Match]:
-    """The tokens :func:`longest_match` copies (cut before an end-of-sequence token, as transformers does, so that
-    an accepted copy cannot run past the end) and the match."""
+    """The tokens :func:`longest_match` copies (:func:`continuation`, cut before an end-of-sequence token, as
+    transformers does, so that an accepted copy cannot run past the end) and the match."""
     match = longest_match(ids, max_tokens)
-    copied = ids[match.start:match.start + match.available]
+    copied = continuation(ids, match, max_tokens)
     if eos_ids is not None and copied.numel():
         stops = torch.nonzero(torch.isin(copied, eos_ids.to(copied.device))).flatten()
         if stops.numel():
