@@ -169,7 +169,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 #plan-downloads { gap: 10px; }
 .dark .plan-stat-speedup .plan-stat-value, .dark .plan-stat-gamma .plan-stat-value,
 .dark .plan-grid td.cell-best b { color: #56B4E9; }
-.dark .dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
+.dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
 /* ---- slowdowns read as slowdowns ---- */
 .status-loss { background: rgba(213,94,0,.08); border-color: rgba(213,94,0,.45); color: #8a3d00; }
 

@@ -64,7 +64,7 @@ class DistributionPanel:
         with gr.Accordion("Lossless in distribution? Sampling check", open=False, elem_id="check-box"):
             with gr.Row():
                 self.samples = gr.Number(DEFAULT_SAMPLES, precision=0, minimum=SAMPLES.low, maximum=SAMPLES.high,
-                                         label=SAMPLES.label, info=f"{SAMPLES.help} ({SAMPLES.bounds_text()})",
+                                         step=SAMPLES.step, label=SAMPLES.label, info=f"{SAMPLES.help} ({SAMPLES.bounds_text()})",
                                          elem_id="check-samples")
                 self.tokens = gr.Number(DEFAULT_TOKENS, precision=0, minimum=TOKENS.low, maximum=TOKENS.high,
                                         label=TOKENS.label, info=f"{TOKENS.help} ({TOKENS.bounds_text()})",

@@ -24,11 +24,12 @@ def write_race_files(request: Any, result: Any) -> tuple[str, str]:
     return str(json_path), str(stem.with_suffix(".html"))
 
 
-def write_replay_page(trace: Trace, path: Path | None = None, name: str = "replay") -> str:
-    """Write `trace`'s replay page (to `path`, else a new file in the export folder); returns its path."""
+def write_replay_page(trace: Trace, path: Path | None = None, name: str = "replay", page: str | None = None) -> str:
+    """Write `trace`'s replay page (`page` where it is already rendered; to `path`, else a new file in the export
+    folder); returns its path."""
     path = path or unique_stem("replays", name).with_suffix(".html")
     try:
-        path.write_text(replay_html(trace), encoding="utf-8")
+        path.write_text(page if page is not None else replay_html(trace), encoding="utf-8")
     except OSError as exc:
         raise ArenaError(f"Cannot write the replay page: {exc.strerror or exc}") from None
     return str(path)

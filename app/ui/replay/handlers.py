@@ -31,7 +31,8 @@ class ReplayHandlers:
         u = self.ui
         page = replay_html(trace)
         try:
-            download = gr.update(value=write_replay_page(trace, name=f"replay-{trace.result.preset}"), interactive=True)
+            download = gr.update(value=write_replay_page(trace, name=f"replay-{trace.result.preset}", page=page),
+                                 interactive=True)
         except ArenaError as exc:
             log.warning("replay page not written: %s", exc)
             download = gr.update(value=None, interactive=False)
