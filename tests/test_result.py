@@ -101,3 +101,11 @@ def test_short_model_names_drop_the_packaging():
     assert short_name("/models/my-model/") == "my-model"
     assert short_name("HuggingFaceTB/SmolLM2-135M-Instruct") == "HuggingFaceTB/SmolLM2-135M-Instruct"
     assert short_name(None) == ""
+
+
+def test_the_advice_counts_the_rounds_that_drafted():
+    """Rounds with no match to copy draft nothing without the schedule choosing to skip them (skipped_rounds = 1
+    here): the advice counts the rounds that drafted, from the rounds themselves."""
+    rounds = [Round(4, 0, "a", 0.001, STEP * 1.5)] + [Round(0, 0, "", 0.0, STEP)] * 8 + [Round(4, 0, "b", 0.001, STEP * 1.5)]
+    verdict = fake_result(rounds).why.verdict
+    assert "drafted in only 2 of 10 rounds" in verdict, verdict

@@ -138,17 +138,20 @@ def _advice(result: Any, why: Why) -> str:
     if why.break_even_acceptance is None and why.cost_ratio is not None:
         return "Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup."
 
-    lower = f" or {why.best_constant_gamma} draft tokens" if why.best_constant_gamma and why.gamma and \
-        why.best_constant_gamma < why.gamma else ""
-    if result.method in METHODS and METHODS[result.method].drafts_from_prompt:
+    lookup = result.method in METHODS and METHODS[result.method].drafts_from_prompt
+    if lookup:
         tip = ("This answer does not copy the prompt: prompt lookup pays on answers that reuse the prompt's words "
-               "(a code edit, a typo fix, a quoting summary)" + lower.replace(" draft", " lookup") + ".")
+               "(a code edit, a typo fix, a quoting summary).")
     else:
-        tip = f"The drafter often disagrees with the target: try a drafter of the same family{lower}."
+        tip = "The drafter often disagrees with the target: try a drafter of the same family."
+    if why.best_constant_gamma and why.gamma and why.best_constant_gamma < why.gamma:
+        n = why.best_constant_gamma
+        tip += (f" At this acceptance the theory's best constant length is {n} {'copied' if lookup else 'draft'} "
+                f"token{'s' if n > 1 else ''} a round.")
     a = result.assisted
-    if a.draft_policy == "cost-aware" and a.skipped_rounds:
-        tip += (f" The cost-aware schedule drafted in only {len(a.rounds) - a.skipped_rounds} of {len(a.rounds)} "
-                "rounds, which kept the loss small.")
+    drafted = sum(1 for r in a.rounds if r.drafted)
+    if a.draft_policy == "cost-aware" and drafted < len(a.rounds):
+        tip += f" The cost-aware schedule drafted in only {drafted} of {len(a.rounds)} rounds, which kept the loss small."
     return tip
 
 
