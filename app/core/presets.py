@@ -76,9 +76,7 @@ class Preset:
         """'offline' or a short reason why this preset needs more than this machine."""
         if self.runs_offline:
             return "offline"
-        if self.quantization != "none":
-            return "needs hub + GPU"
-        return "needs hub"
+        return "needs hub + GPU" if self.quantization != "none" else "needs hub"
 
     def knobs(self) -> dict[str, Any]:
         """The method knobs this preset sets (None values left out)."""
@@ -149,17 +147,11 @@ def _split_examples(raw: dict[str, Any], origin: Origin) -> dict[str, Any]:
     items = raw.get("example_prompts")
     if not isinstance(items, list) or not any(isinstance(x, dict) for x in items):
         return raw
-    prompts, notes = [], []
     for item in items:
-        if isinstance(item, dict):
-            if set(item) - {"prompt", "note"} or not isinstance(item.get("prompt"), str):
-                raise origin.blame("example_prompts", "items must be text or {prompt: ..., note: ...}")
-            prompts.append(item["prompt"])
-            notes.append(str(item.get("note") or ""))
-        else:
-            prompts.append(item)
-            notes.append("")
-    return {**raw, "example_prompts": prompts, "example_notes": notes}
+        if isinstance(item, dict) and (set(item) - {"prompt", "note"} or not isinstance(item.get("prompt"), str)):
+            raise origin.blame("example_prompts", "items must be text or {prompt: ..., note: ...}")
+    return {**raw, "example_prompts": [x["prompt"] if isinstance(x, dict) else x for x in items],
+            "example_notes": [str(x.get("note") or "") if isinstance(x, dict) else "" for x in items]}
 
 
 def parse_preset(text: str, where: str) -> Preset:

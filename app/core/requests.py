@@ -9,6 +9,7 @@ Prompt files are read here too, with a byte cap applied before reading.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -201,11 +202,5 @@ def split_prompts(text: str) -> list[str]:
     lines = text.splitlines()
     if not any(line.strip() == PROMPT_SEPARATOR for line in lines):
         return [line.strip() for line in lines if line.strip()]
-    blocks, current = [], []
-    for line in lines + [PROMPT_SEPARATOR]:
-        if line.strip() == PROMPT_SEPARATOR:
-            blocks.append("\n".join(current).strip())
-            current = []
-        else:
-            current.append(line)
-    return [b for b in blocks if b]
+    groups = groupby(lines, key=lambda line: line.strip() == PROMPT_SEPARATOR)
+    return [block for is_separator, group in groups if not is_separator and (block := "\n".join(group).strip())]

@@ -227,8 +227,7 @@ def hub_weight_bytes(repo_id: str) -> int:
     try:
         info = HfApi().model_info(repo_id, files_metadata=True, timeout=10)
     except Exception as exc:  # RepositoryNotFound, gated, a timeout: the size cannot be checked, so nothing loads
-        log_reason = type(exc).__name__
-        raise ArenaError(f"Could not check the size of '{repo_id}' on the Hugging Face hub ({log_reason}): "
+        raise ArenaError(f"Could not check the size of '{repo_id}' on the Hugging Face hub ({type(exc).__name__}): "
                          "check the id, or retry later.") from None
     files = [(f.rfilename, f.size or 0) for f in info.siblings or ()]
     for suffix in WEIGHT_SUFFIXES:
