@@ -1,13 +1,6 @@
-"""Memory of a target + drafter pair from the configs alone (no weights are loaded).
-
-Units follow the drafter-choice article's memory table (docs/DESIGN.md §9): weights in decimal GB (1e9 bytes; "16.06GB"
-for Llama 3.1 8B at bf16), KV cache in binary KiB/MiB ("128KB" per token is 131,072 bytes).
-Every figure is also returned in plain bytes. GPU memory sizes are decimal GB (1e9 bytes).
-
-KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes per value. For models
-with sliding-window layers (Gemma 3) the cache of a sliding layer stops growing at the window,
-which :func:`kv_cache_bytes` takes into account for a given context length.
-"""
+"""Memory of a target + drafter pair from the configs alone, no weights loaded (formulas and units: docs/DESIGN.md
+§5.11): weights in decimal GB, KV cache in binary KiB/MiB as the article's table writes them, every figure also in
+plain bytes."""
 
 from __future__ import annotations
 

@@ -9,23 +9,20 @@ advice. The formulas are in theory.py; docs/DESIGN.md §5 has their sources.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import get_preset
-from ..core.requests import Limits
-from ..core.requests import race_tokens
+from ..core.requests import Limits, race_tokens
+from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
 from ..race.prepare import RaceSetup
 from .advice import advice, vocabulary_check
 from .check import CheckRun, constant_knobs, default_knobs, race_prompts
 from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
-from .measure import (AgreementAlpha, LookupAgreement, agreement_alpha, borrowed_tokenizers, lookup_alpha, method_kind,
-                      prepare_all, reference_tokens)
+from .measure import (AgreementAlpha, LookupAgreement, Progress, agreement_alpha, borrowed_tokenizers, lookup_alpha,
+                      method_kind, prepare_all, reference_tokens)
 from .memory import memory_for_specs
-from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
 from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, verify_slope
-
-Progress = Callable[[str], None]
 
 
 @dataclass

@@ -1,11 +1,5 @@
-"""Timing the two costs Theorem 3.8 needs on this hardware: c and the verification slope (docs/DESIGN.md §5).
-
-c: one-token decode step with a KV cache (prefill excluded), drafter vs target, after a warm-up;
-each repetition times `steps` steps of both (order alternating), c is the median ratio and the
-spread is min..max over repetitions. Times are seconds unless a name says ms. The verification slope
-(:func:`verify_slope`) is what Theorem 3.8 leaves out: the extra cost per token of the target's
-multi-token verification pass (near 0 on a GPU, large on a CPU); c + slope is the effective c.
-"""
+"""Timing the two costs Theorem 3.8 needs on this hardware (docs/DESIGN.md §5.6, §5.7): c, one-token decode steps
+drafter vs target, and the verification slope the theorem leaves out (c + slope is the effective c)."""
 
 from __future__ import annotations
 

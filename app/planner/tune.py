@@ -1,9 +1,5 @@
-"""Tune: measure the current preset on the current prompt with the planner and choose its draft settings.
-
-The planner measures alpha (by agreement) and c plus the verification slope on this hardware for this
-one prompt (no check races, a few seconds on a CPU), and Theorem 3.8 with the hardware-adjusted cost
-picks the draft length (docs/DESIGN.md §5). When no length can pay (alpha does not exceed the
-effective c), the draft settings become the cost-aware schedule, which then drafts almost nothing.
+"""Tune: measure the current preset on the current prompt with the planner and choose its draft settings
+(docs/DESIGN.md §5.14): the hardware-adjusted best gamma, or the cost-aware schedule when no length pays.
 """
 
 from __future__ import annotations
