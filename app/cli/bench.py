@@ -112,18 +112,14 @@ class TerminalBar:
         self.stream.flush()
 
 
-def run_compare(paths: list[Path]) -> int:
-    from ..bench.compare import compare_lines
-    from ..bench.results import load_results
-
-    a, b = (load_results(p) for p in paths)
-    sys.stdout.write("\n".join(compare_lines(a, b, paths[0].name, paths[1].name)) + "\n")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     if args.compare:
-        return run_compare(list(args.compare))
+        from ..bench.compare import compare_lines
+        from ..bench.results import load_results
+
+        a, b = (load_results(p) for p in args.compare)
+        sys.stdout.write("\n".join(compare_lines(a, b, args.compare[0].name, args.compare[1].name)) + "\n")
+        return 0
     from ..bench.report import bench_result, write_all
     from ..bench.runner import Bench, PresetRacer
     from ..bench.summary import regret_category_table, summary_markdown

@@ -8,7 +8,6 @@ each position's distribution and the joint of the first two tokens. With ``--jso
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..core.knobs import FLAG, KNOBS
 from ..core.presets import get_preset
 from ..core.requests import Limits, RaceRequest, build_request, check_preset_id
 from ..race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings
-from .common import add_knob_flags, given, progress_logger
+from .common import add_knob_flags, emit, given, progress_logger
 
 #: Preset fields a flag of the same name overrides.
 FIELD_FLAGS = ("target", "assistant")
@@ -97,8 +96,4 @@ def run(args: argparse.Namespace) -> int:
 
         torch.set_num_threads(args.threads)
     result = sampling_check(request.preset, request.prompt, request.limits, settings, progress=progress_logger)
-    if args.json:
-        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-    else:
-        print_human(result)
-    return 0
+    return emit(args.json, result.to_dict(), lambda: print_human(result))
