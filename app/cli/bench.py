@@ -1,11 +1,5 @@
-"""``python -m app bench``: presets x a prompt suite, sequential races, a leaderboard and its files (docs/DESIGN.md §4).
-
-    python -m app bench --presets a,b --suite FILE --repeats N --max-new-tokens M --out DIR
-        [--categories a,b] [--split tune|test|all] [--limit N] [--sweep KNOB=LO..HI | --regret [LENGTHS]]
-    python -m app bench --compare A.json B.json
-
-A progress bar goes to stderr, the summary to stdout. Ctrl-C stops after the race in flight and still writes
-the finished races (exit 130). A bad input is one line on stderr, exit 2.
+"""``python -m app bench``: presets x a prompt suite, sequential races, a leaderboard and its files (flags, files,
+Ctrl-C and exit codes: docs/DESIGN.md §4.4). A progress bar goes to stderr, the summary to stdout.
 """
 
 from __future__ import annotations

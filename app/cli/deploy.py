@@ -1,10 +1,5 @@
-"""``python -m app deploy``: the serving command that reproduces a preset's method on a production engine.
-
-    python -m app deploy --preset ID --engine vllm|sglang|llama.cpp [--plan PLAN.json] [--closest] [--json]
-
-Prints the command (with ``#`` comment lines around it, so the output pastes into a shell) or, with
-``--json``, one object (docs/DESIGN.md §4). An engine without the preset's method is a one-line error
-(exit 2) that names the closest method it has; ``--closest`` prints that one instead, labelled as such.
+"""``python -m app deploy``: the serving command that reproduces a preset's method on a production engine (flags,
+output and the JSON object: docs/DESIGN.md §4.2; where the engines' flags come from: §4.7).
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""``python -m app plan``: the draft planner on the command line (alpha, c, best gamma; docs/DESIGN.md §5).
-
-    python -m app plan --preset ID [--prompts FILE] [--json] [--csv FILE]
-    python -m app plan --target SPEC --assistant SPEC [--method drafter|uad|...] [--prompts FILE]
-    python -m app plan --alpha A --c C [--json]          # the calculator, nothing measured
-
-A bad input raises ArenaError (one clear line on stderr, exit 2); with --json exactly one JSON
-object goes to stdout.
+"""``python -m app plan``: the draft planner on the command line (flags and the JSON object: docs/DESIGN.md §4.1;
+the formulas: §5).
 """
 
 from __future__ import annotations

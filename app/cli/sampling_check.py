@@ -1,8 +1,5 @@
-"""``python -m app sampling-check``: is the preset's method lossless in distribution? (docs/DESIGN.md §5.15)
-
-Samples ``--samples`` continuations of ``--tokens`` tokens plainly and as many with the method, then compares
-each position's distribution and the joint of the first two tokens. With ``--json`` one object goes to stdout
-(docs/DESIGN.md §4.2). A "different" verdict is a finding, not an error: the exit status is 0 either way.
+"""``python -m app sampling-check``: is the preset's method lossless in distribution? (the method: docs/DESIGN.md
+§5.15; flags and the JSON object: §4.2). A "different" verdict is a finding, not an error: exit status 0.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Method presets: one YAML file per preset in ``presets/``, parsed into a frozen dataclass.
-
-Field names equal ``GenerationConfig`` argument names where one exists. Unknown keys and
-out-of-range values are rejected with a message naming the file and the field; knob bounds come
-from the knob table (:mod:`app.core.knobs`), and overrides are blamed on where they came from.
+"""Method presets: one YAML file per preset in ``presets/``, parsed into a frozen dataclass (rules: docs/DESIGN.md §8);
+knob bounds come from the knob table (:mod:`app.core.knobs`), and overrides are blamed on where they came from.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""What one request asks for: a preset with the user's overrides applied, the prompt, the seed.
-
-Every front end (command line, web page, API, planner) turns its inputs into a
-:class:`RaceRequest` through :func:`apply_overrides` and :func:`build_request`, so overrides
-mean the same everywhere and a bad value names where it came from (:class:`~app.core.knobs.Origin`).
-Prompt files are read here too, with a byte cap applied before reading.
+"""What one request asks for: a preset with the user's overrides applied, the prompt, the seed, under the request's
+:class:`Limits` (one way in for every front end: docs/DESIGN.md §4.5). Prompt files are read here with a byte cap.
 """
 
 from __future__ import annotations

