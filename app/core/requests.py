@@ -34,14 +34,10 @@ PUBLIC_WORK_TOKENS = 8_000
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask for. Every way in (page, API, planner, benchmark, command line) passes one of these to
-    the engine; the defaults are the safe side, a public page's, so a forgotten argument cannot open anything up.
+    """What one request may ask for (docs/DESIGN.md §4.5); the defaults are the safe side, a public page's.
 
-    max_prompt_tokens / max_new_tokens: per race (tokens); allow_local: local folders as model ids;
-    trust_remote_code: run code from model repositories; work_tokens: tokens one request may generate over all
-    its races (None: no limit); max_model_bytes: the largest hub model downloaded, from the hub's file sizes
-    (None: no limit); plan_prompts / bench_races: the most prompts one plan measures, races one benchmark runs
-    (None: no limit).
+    max_prompt_tokens / max_new_tokens: per race; allow_local: local folders as model ids; trust_remote_code: run code
+    from model repositories; work_tokens, max_model_bytes (hub weights), plan_prompts, bench_races: None is no limit.
     """
 
     max_prompt_tokens: int = 4096

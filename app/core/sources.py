@@ -182,13 +182,8 @@ def refuse_local_path(spec: str) -> None:
 
 
 def resolve(spec: str, allow_local: bool = False) -> Source:
-    """Resolve a model spec to a :class:`Source`.
-
-    allow_local: whether local folders may be named (the web UI allows them only when the
-    operator launched it with an explicit flag). Without it, nothing on disk is consulted to decide
-    what a spec is, and a hub id that names a folder of the working directory gets the same
-    message as any other unknown id.
-    """
+    """Resolve a model spec to a :class:`Source`. allow_local: whether local folders may be named; without it nothing
+    on disk decides what a spec is (docs/DESIGN.md §4.2)."""
     spec = check_spec("" if spec is None else spec)
     if spec.startswith("pypi:"):
         return _gguf_source(spec, allow_local)
