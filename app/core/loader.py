@@ -238,7 +238,7 @@ class ModelCache:
         if quant is not None:
             kwargs["quantization_config"] = quant
         if device.startswith("cuda"):
-            kwargs["device_map"] = "auto" if options.device_map == "auto" else options.device_map
+            kwargs["device_map"] = options.device_map
         elif options.device_map not in ("auto", "cpu"):
             raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
         if source.kind == "hub" and hub_reachable():
