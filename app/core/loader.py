@@ -13,7 +13,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -87,7 +87,6 @@ class LoadedModel:
     n_params: int
     weight_bytes: int
     load_seconds: float
-    last_used: float = field(default_factory=time.monotonic)
 
 
 def _hub_error(spec: str, exc: Exception) -> ArenaError:
@@ -100,10 +99,8 @@ def _quantization_config(kind: str, device: str):
     if kind == "none":
         return None
     if not device.startswith("cuda"):
-        raise ArenaError(
-            f"{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. "
-            "Set quantization: none or pick an offline preset."
-        )
+        raise ArenaError(f"{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. "
+                         "Set quantization: none or pick an offline preset.")
     from transformers import BitsAndBytesConfig
 
     if kind == "8bit":
@@ -190,7 +187,6 @@ class ModelCache:
                 hit = self._models.get(key)
                 if hit is not None:
                     self._models.move_to_end(key)
-                    hit.last_used = time.monotonic()
                     return hit
             entry = self._load_model(source, options, progress)
             with self._lock:
@@ -251,10 +247,8 @@ class ModelCache:
         except torch.cuda.OutOfMemoryError:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
-            raise ArenaError(
-                f"Out of GPU memory while loading {source.spec}: pick a smaller model, 4-bit quantization, "
-                "or free memory by stopping other runs."
-            ) from None
+            raise ArenaError(f"Out of GPU memory while loading {source.spec}: pick a smaller model, 4-bit quantization, "
+                             "or free memory by stopping other runs.") from None
         except (OSError, ValueError) as exc:
             if source.kind == "hub":
                 raise _hub_error(source.spec, exc) from None

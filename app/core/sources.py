@@ -96,11 +96,9 @@ def _gguf_source(spec: str, allow_local: bool = False) -> Source:
         if dist_name in HUB_EQUIVALENTS and hub_reachable():
             return Source(spec, "hub", HUB_EQUIVALENTS[dist_name])
         if dist_name in HUB_EQUIVALENTS:  # e.g. a Space (no --no-deps packages) whose hub access is down
-            raise ArenaError(
-                f"The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face hub "
-                f"cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
-                "(README) or retry when the hub is reachable."
-            )
+            raise ArenaError(f"The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face "
+                             f"hub cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
+                             "(README) or retry when the hub is reachable.")
         raise _no_package_model(spec) from None
     for f in dist.files or ():
         if Path(str(f)).name == file_name:
@@ -150,11 +148,9 @@ def unknown_model(spec: str) -> ArenaError:
         offline = [p.id for p in load_presets().values() if p.runs_offline]
     except ArenaError:
         offline = []
-    return ArenaError(
-        f"Could not load '{spec}': it is not an installed package model or local folder, and the "
-        f"Hugging Face hub could not provide it (no network access, or the id is misspelled). "
-        f"Offline presets that run here: {', '.join(offline) or 'none'}."
-    )
+    return ArenaError(f"Could not load '{spec}': it is not an installed package model or local folder, and the "
+                      "Hugging Face hub could not provide it (no network access, or the id is misspelled). "
+                      f"Offline presets that run here: {', '.join(offline) or 'none'}.")
 
 
 def _looks_like_path(spec: str) -> bool:

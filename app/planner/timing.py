@@ -133,10 +133,8 @@ VERIFY_K = 9
 
 
 def verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
-    """Extra cost per verified token: (t(k-token pass) / t(1-token pass) - 1) / (k - 1), both with the prompt
-    in the KV cache (a fresh copy each time; prefill not timed), timed by the race's own verification timer
-    (app.race.costs). Theorem 3.8 takes it as 0 (true on a memory-bound GPU); on a CPU the pass is
-    compute-bound, and c + slope is the effective cost ratio."""
+    """Extra cost per verified token, (t(k) / t(1) - 1) / (k - 1) in target steps (docs/DESIGN.md §5.7), timed by the
+    race's own verification timer (app.race.costs)."""
     tokens = (ref + setup.input_ids[0].tolist() * k)[:k]
     _, samples = verification_samples(setup.target.model, setup.input_ids, torch.tensor([tokens]), repeats)
     return VerifySlope(max(0.0, statistics.median(samples)), min(samples), max(samples), k, repeats, samples)
