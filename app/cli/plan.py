@@ -153,9 +153,8 @@ def _human(plan: dict, out: Any = None) -> None:
           f"its rounds {run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
     if plan.get("check"):
         w(f"\n{plan['check']['recommendation']}\n")
-    mem = plan.get("memory") or {}
-    if mem:
-        w(f"\n{memory_text(mem)}\n")
+    if plan.get("memory"):
+        w(f"\n{memory_text(plan['memory'])}\n")
     for row in plan["cost"]["rows"]:
         w(f"{row['label']} {row['speedup']:.2f}x {saving_text(row['gpu_time_saved'])}: "
           + ", ".join(f"{g['gpu']} ${abs(g['monthly_savings']):,.2f}/month" for g in row["per_gpu"]) + "\n")

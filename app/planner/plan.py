@@ -67,16 +67,13 @@ def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions
     """The calculator: curve, best gamma, table around (alpha, c), verdict, cost at the predicted speedup."""
     g, s = best_gamma(alpha, c)
     curve = speedup_curve(alpha, c)
-    speedups = {"predicted": s}
-    if speedup_for_cost:
-        speedups["given"] = speedup_for_cost
     return {
         "mode": "calculator", "alpha": round(alpha, 4), "c": round(c, 5), "best_gamma": g,
         "predicted_speedup": round(s, 4),
         "speedup_by_gamma": {str(p["gamma"]): round(p["speedup"], 4) for p in curve},
         "curve": [{k: round(v, 4) if isinstance(v, float) else v for k, v in p.items()} for p in curve],
         "verdict": verdict(alpha, c), "table": table_around(alpha, c),
-        "cost": cost_summary(speedups, options.gpus, options.hours_per_month),
+        "cost": cost_summary({"predicted": s, "given": speedup_for_cost}, options.gpus, options.hours_per_month),
         "measured_points": [], "notes": [], "advice": advice({"alpha": alpha, "c": c}),
     }
 
@@ -228,10 +225,8 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
     kind = method_kind(preset.method)
     prompts = list(prompts or preset.example_prompts)
     sampling = (preset.do_sample, preset.temperature)
-    changes: dict[str, Any] = {"do_sample": False}
-    if options.max_new_tokens:
-        changes["max_new_tokens"] = options.max_new_tokens
-    preset = preset.with_overrides(changes)
+    tokens = options.max_new_tokens or preset.max_new_tokens
+    preset = preset.with_overrides({"do_sample": False, "max_new_tokens": tokens})
     options.limits.check_work(plan_work_tokens(preset, len(prompts), options), "planner measurement",
                               "fewer prompts or new tokens")
     m = _measure(preset, prompts, kind, options, progress)
