@@ -1,9 +1,6 @@
-"""Process-wide model and tokenizer cache.
-
-One :class:`ModelCache` per process (``MODEL_CACHE``). A model is loaded once even if two
-runs ask for it at the same moment (a lock per key), and least-recently-used models are
-dropped when the weights exceed the configured budget (bytes, per device).
-"""
+"""Process-wide model and tokenizer cache, one :class:`ModelCache` per process (``MODEL_CACHE``): a model is loaded
+once even if two runs ask for it at the same moment (a lock per key), and least-recently-used models are dropped when
+the weights exceed the configured budget (bytes, per device)."""
 
 from __future__ import annotations
 

@@ -183,13 +183,9 @@ def model_memory(facts: ArchFacts, dtype: str, context: int) -> dict[str, Any]:
 
 def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = "bfloat16", context: int = 4096,
                 gpu_memory_gb: float = 24.0, drafter_note: str = "") -> dict[str, Any]:
-    """Memory of target + drafter at `dtype` with `context` cached tokens, against a GPU of `gpu_memory_gb`.
-
-    drafter None: the method drafts without a second model (prompt lookup, early exit), so it adds
-    no weights and no cache. Returns the drafter's share of weights and of the cache at `context`
-    (drafter / target; per token too, unless a model has sliding-window layers),
-    the total, whether it fits, and how many cached tokens fit beside the weights.
-    """
+    """Memory of target + drafter at `dtype` with `context` cached tokens, against a GPU of `gpu_memory_gb`
+    (docs/DESIGN.md §5.11), with the drafter's share of weights and cache. drafter None: the method drafts without
+    a second model (prompt lookup, early exit), so it adds no weights and no cache."""
     if context < 1:
         raise ArenaError(f"The context length must be at least 1 token; got {context}.")
     if not gpu_memory_gb > 0:

@@ -143,9 +143,7 @@ def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measur
 
 
 def plan_work_tokens(preset: Any, prompts: int, options: PlanOptions) -> int:
-    """The most tokens a measured plan generates (token-equivalents): per prompt the target's greedy text and its
-    teacher-forced pass, the step timing of c and the verification slope, and the check races (three settings,
-    plus UAD's probe), each a sequential race."""
+    """The most tokens a measured plan generates, in token-equivalents (the bound of docs/DESIGN.md §4.5)."""
     tokens = options.max_new_tokens or preset.max_new_tokens
     timing = 2 * options.repeats * (options.steps + 2) + 2 * options.repeats * (VERIFY_K + 1)
     settings = (3 + (method_kind(preset.method) == "uad")) if options.check else 0
