@@ -15,6 +15,7 @@ from ..core.presets import get_preset
 from ..core.requests import apply_overrides
 from ..core.sources import resolve
 from ..deploy import ENGINES, deploy, read_plan
+from .common import given
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Print the command (or the JSON object); ArenaError (exit 2) for bad input or a missing method."""
     preset = get_preset(args.preset)
-    changes = {k: getattr(args, k) for k in ("target", "assistant") if getattr(args, k) is not None}
+    changes = given(args, ("target", "assistant"))
     if changes:
         preset = apply_overrides(preset, changes, FLAG)
         for spec in changes.values():

@@ -18,7 +18,7 @@ from ..planner.memory import DTYPE_BYTES
 from ..planner.request import PLAN_NUMBERS, calculator_numbers, plan_options, plan_prompts
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
                               predicted_text, saving_text)
-from .common import add_knob_flags, emit, progress_logger
+from .common import add_knob_flags, emit, given, progress_logger
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -72,9 +72,8 @@ def read_prompts(args: argparse.Namespace) -> list[str]:
 
 def preset_from_args(args: argparse.Namespace) -> Preset:
     """The preset to measure: --preset with overrides, or one built from --target/--assistant."""
-    changes: dict[str, Any] = {k: getattr(args, k) for k in ("target", "assistant", "method", "assistant_early_exit",
-                                                          "prompt_lookup_num_tokens", "max_new_tokens")
-                               if getattr(args, k) is not None}
+    changes = given(args, ("target", "assistant", "method", "assistant_early_exit", "prompt_lookup_num_tokens",
+                           "max_new_tokens"))
     if args.preset:
         return apply_overrides(get_preset(args.preset), changes, FLAG)
     if not args.target:
