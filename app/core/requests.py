@@ -86,13 +86,8 @@ def apply_overrides(base: Preset, changes: dict[str, Any], origin: Origin = REQU
     """
     changes = dict(changes)
     for name, tokenizer_field in MODEL_FIELDS.items():
-        if name not in changes:
-            continue
-        value = changes.pop(name)
-        if blank(value):
-            continue
-        value = check_model_id(value, name, origin)
-        if value.strip() != (getattr(base, name) or ""):
+        value = changes.pop(name, None)
+        if not blank(value) and check_model_id(value, name, origin).strip() != (getattr(base, name) or ""):
             changes[name], changes[tokenizer_field] = value.strip(), None
     return base.with_overrides(changes, origin) if changes else base
 
