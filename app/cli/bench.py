@@ -1,11 +1,5 @@
-"""``python -m app bench``: presets x a prompt suite, sequential races, a leaderboard and its files (docs/DESIGN.md §4).
-
-    python -m app bench --presets a,b --suite FILE --repeats N --max-new-tokens M --out DIR
-        [--categories a,b] [--split tune|test|all] [--limit N] [--sweep KNOB=LO..HI | --regret [LENGTHS]]
-    python -m app bench --compare A.json B.json
-
-A progress bar goes to stderr, the summary to stdout. Ctrl-C stops after the race in flight and still writes
-the finished races (exit 130). A bad input is one line on stderr, exit 2.
+"""``python -m app bench``: presets x a prompt suite, sequential races, a leaderboard and its files (flags, files,
+Ctrl-C and exit codes: docs/DESIGN.md §4.4). A progress bar goes to stderr, the summary to stdout.
 """
 
 from __future__ import annotations
@@ -112,18 +106,14 @@ class TerminalBar:
         self.stream.flush()
 
 
-def run_compare(paths: list[Path]) -> int:
-    from ..bench.compare import compare_lines
-    from ..bench.results import load_results
-
-    a, b = (load_results(p) for p in paths)
-    sys.stdout.write("\n".join(compare_lines(a, b, paths[0].name, paths[1].name)) + "\n")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     if args.compare:
-        return run_compare(list(args.compare))
+        from ..bench.compare import compare_lines
+        from ..bench.results import load_results
+
+        a, b = (load_results(p) for p in args.compare)
+        sys.stdout.write("\n".join(compare_lines(a, b, args.compare[0].name, args.compare[1].name)) + "\n")
+        return 0
     from ..bench.report import bench_result, write_all
     from ..bench.runner import Bench, PresetRacer
     from ..bench.summary import regret_category_table, summary_markdown

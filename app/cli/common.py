@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..core.errors import ArenaError
 from ..core.knobs import KNOB_TABLE
@@ -30,6 +31,15 @@ def add_knob_flags(parser: argparse.ArgumentParser, names: Iterable[str], **help
 def given(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
     """{name: value} of the flags that were given (not None)."""
     return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
+def emit(as_json: bool, obj: Any, human: Callable[[], None]) -> int:
+    """--json: `obj` as exactly one JSON object on stdout; else the human form. Returns exit status 0."""
+    if as_json:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    else:
+        human()
+    return 0
 
 
 def configure_logging(verbose: bool) -> None:

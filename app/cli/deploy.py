@@ -1,10 +1,5 @@
-"""``python -m app deploy``: the serving command that reproduces a preset's method on a production engine.
-
-    python -m app deploy --preset ID --engine vllm|sglang|llama.cpp [--plan PLAN.json] [--closest] [--json]
-
-Prints the command (with ``#`` comment lines around it, so the output pastes into a shell) or, with
-``--json``, one object (docs/DESIGN.md §4). An engine without the preset's method is a one-line error
-(exit 2) that names the closest method it has; ``--closest`` prints that one instead, labelled as such.
+"""``python -m app deploy``: the serving command that reproduces a preset's method on a production engine (flags,
+output and the JSON object: docs/DESIGN.md §4.2; where the engines' flags come from: §4.7).
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ from ..core.presets import get_preset
 from ..core.requests import apply_overrides
 from ..core.sources import resolve
 from ..deploy import ENGINES, deploy, read_plan
+from .common import given
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -39,7 +35,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Print the command (or the JSON object); ArenaError (exit 2) for bad input or a missing method."""
     preset = get_preset(args.preset)
-    changes = {k: getattr(args, k) for k in ("target", "assistant") if getattr(args, k) is not None}
+    changes = given(args, ("target", "assistant"))
     if changes:
         preset = apply_overrides(preset, changes, FLAG)
         for spec in changes.values():

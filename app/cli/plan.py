@@ -1,17 +1,10 @@
-"""``python -m app plan``: the draft planner on the command line (alpha, c, best gamma; docs/DESIGN.md §5).
-
-    python -m app plan --preset ID [--prompts FILE] [--json] [--csv FILE]
-    python -m app plan --target SPEC --assistant SPEC [--method drafter|uad|...] [--prompts FILE]
-    python -m app plan --alpha A --c C [--json]          # the calculator, nothing measured
-
-A bad input raises ArenaError (one clear line on stderr, exit 2); with --json exactly one JSON
-object goes to stdout.
+"""``python -m app plan``: the draft planner on the command line (flags and the JSON object: docs/DESIGN.md §4.1;
+the formulas: §5).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,10 +18,12 @@ from ..planner.memory import DTYPE_BYTES
 from ..planner.request import PLAN_NUMBERS, calculator_numbers, plan_options, plan_prompts
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
                               predicted_text, saving_text)
-from .common import add_knob_flags, progress_logger
+from .common import add_knob_flags, emit, given, progress_logger
 
 
-def _add_arguments(p: argparse.ArgumentParser) -> None:
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the `plan` subcommand to an argparse subparsers object; returns its parser."""
+    p = subparsers.add_parser("plan", help="measure alpha and c, predict the best gamma, memory and cost")
     what = p.add_argument_group("what to plan (a preset, models, or alpha and c)")
     what.add_argument("--preset", help="preset id (see `python -m app presets`)")
     what.add_argument("--target", help="target model spec (overrides the preset's)")
@@ -61,12 +56,6 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     out.add_argument("--csv", type=Path, metavar="FILE", help="also write the plan as key,value CSV")
     out.add_argument("--verbose", action="store_true", help="log progress and library warnings to stderr")
-
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the `plan` subcommand to an argparse subparsers object; returns its parser."""
-    p = subparsers.add_parser("plan", help="measure alpha and c, predict the best gamma, memory and cost")
-    _add_arguments(p)
     return p
 
 
@@ -83,9 +72,8 @@ def read_prompts(args: argparse.Namespace) -> list[str]:
 
 def preset_from_args(args: argparse.Namespace) -> Preset:
     """The preset to measure: --preset with overrides, or one built from --target/--assistant."""
-    changes: dict[str, Any] = {k: getattr(args, k) for k in ("target", "assistant", "method", "assistant_early_exit",
-                                                          "prompt_lookup_num_tokens", "max_new_tokens")
-                               if getattr(args, k) is not None}
+    changes = given(args, ("target", "assistant", "method", "assistant_early_exit", "prompt_lookup_num_tokens",
+                           "max_new_tokens"))
     if args.preset:
         return apply_overrides(get_preset(args.preset), changes, FLAG)
     if not args.target:
@@ -108,17 +96,10 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     return apply_overrides(base, changes, FLAG)
 
 
-def _calculator(args: argparse.Namespace, numbers: tuple[float, float], options: Any) -> dict:
-    """--alpha/--c: the calculator, plus memory from configs when models are named (nothing loaded)."""
-    from ..planner.plan import calculator_plan
-
-    return calculator_plan(*numbers, options, PLAN_NUMBERS["speedup"].check(args.speedup, FLAG), args.preset,
-                           args.target, args.assistant, args.method, allow_local=options.limits.allow_local)
-
-
 def build_plan(args: argparse.Namespace) -> dict:
-    """The plan dict for parsed arguments (calculator or measured), checked by the planner's request builder."""
-    from ..planner.plan import plan_for_preset
+    """The plan dict for parsed arguments (calculator or measured), checked by the planner's request builder.
+    --alpha/--c: the calculator, plus memory from configs when models are named (nothing loaded)."""
+    from ..planner.plan import calculator_plan, plan_for_preset
 
     numbers = calculator_numbers(args.alpha, args.c, FLAG, needed=False)
     threads = PLAN_NUMBERS["threads"].check(args.threads, FLAG)
@@ -126,7 +107,8 @@ def build_plan(args: argparse.Namespace) -> dict:
                            args.max_new_tokens, Limits.operator(), FLAG, repeats=args.repeats, steps=args.steps,
                            check=not args.no_check)
     if numbers is not None:
-        return _calculator(args, numbers, options)
+        return calculator_plan(*numbers, options, PLAN_NUMBERS["speedup"].check(args.speedup, FLAG), args.preset,
+                               args.target, args.assistant, args.method, allow_local=options.limits.allow_local)
     preset = preset_from_args(args)
     prompts = plan_prompts(read_prompts(args), preset, options.limits)
     if threads:
@@ -170,9 +152,8 @@ def _human(plan: dict, out: Any = None) -> None:
           f"its rounds {run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
     if plan.get("check"):
         w(f"\n{plan['check']['recommendation']}\n")
-    mem = plan.get("memory") or {}
-    if mem:
-        w(f"\n{memory_text(mem)}\n")
+    if plan.get("memory"):
+        w(f"\n{memory_text(plan['memory'])}\n")
     for row in plan["cost"]["rows"]:
         w(f"{row['label']} {row['speedup']:.2f}x {saving_text(row['gpu_time_saved'])}: "
           + ", ".join(f"{g['gpu']} ${abs(g['monthly_savings']):,.2f}/month" for g in row["per_gpu"]) + "\n")
@@ -190,8 +171,4 @@ def run(args: argparse.Namespace) -> int:
             args.csv.write_text(plan_to_csv(plan), encoding="utf-8")
         except OSError as exc:
             raise ArenaError(f"Cannot write {args.csv}: {exc.strerror}") from None
-    if args.json:
-        sys.stdout.write(json.dumps(plan, ensure_ascii=False) + "\n")
-    else:
-        _human(plan)
-    return 0
+    return emit(args.json, plan, lambda: _human(plan))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +15,7 @@ from ..core.requests import Limits, RaceRequest, apply_overrides, build_request,
 from ..race.stats import speedup_verdict
 from ..race.result import STATUSES, RaceResult
 from ..render.statuses import ANSI
-from .common import add_knob_flags, given, progress_logger
+from .common import add_knob_flags, emit, given, progress_logger
 
 #: Preset fields a flag of the same name overrides.
 FIELD_FLAGS = ("target", "assistant", "dtype", "quantization")
@@ -93,16 +92,12 @@ def tuned(request: RaceRequest) -> tuple[RaceRequest, dict]:
     """--tune: the request with the planner's draft settings for this prompt (the reason goes to stderr)."""
     from ..planner.tune import tune
 
-    tuning = tune(replace(request, prompt=check_prompt_text(request.prompt)), progress_logger)
+    if not isinstance(request.prompt, str):
+        raise ArenaError("Give the prompt once: assisted generation runs one prompt at a time (batch size 1).")
+    tuning = tune(request, progress_logger)
     sys.stderr.write(f"tuned: {', '.join(f'{k}={v}' for k, v in tuning.knobs.items())} ({tuning.reason})\n")
     preset = apply_overrides(request.preset, tuning.knobs, FLAG)
     return replace(request, preset=preset), tuning.to_dict()
-
-
-def check_prompt_text(prompt: Any) -> str:
-    if not isinstance(prompt, str):
-        raise ArenaError("Give the prompt once: assisted generation runs one prompt at a time (batch size 1).")
-    return prompt
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,9 +117,4 @@ def run(args: argparse.Namespace) -> int:
         from ..replay.tracefile import build_trace, save_trace
 
         save_trace(build_trace(request, result), args.save_trace)
-    if args.json:
-        out = result.to_dict() | ({"tuned": tuning} if tuning else {})
-        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
-    else:
-        print_human(result)
-    return 0
+    return emit(args.json, result.to_dict() | ({"tuned": tuning} if tuning else {}), lambda: print_human(result))

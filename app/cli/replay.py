@@ -1,8 +1,5 @@
-"""``python -m app replay FILE --html OUT``: render a saved trace as one self-contained page (docs/DESIGN.md §4).
-
-Without ``--html`` it prints what the trace holds (when and where it was recorded, the figures, the
-verdict). A trace that is missing, too big, not JSON, of another format or version, or malformed is one
-line on stderr and exit status 2.
+"""``python -m app replay FILE --html OUT``: render a saved trace as one self-contained page; without ``--html``, print
+what the trace holds (docs/DESIGN.md §4.3). A bad trace is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations

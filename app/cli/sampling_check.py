@@ -1,14 +1,10 @@
-"""``python -m app sampling-check``: is the preset's method lossless in distribution? (docs/DESIGN.md §5.15)
-
-Samples ``--samples`` continuations of ``--tokens`` tokens plainly and as many with the method, then compares
-each position's distribution and the joint of the first two tokens. With ``--json`` one object goes to stdout
-(docs/DESIGN.md §4.2). A "different" verdict is a finding, not an error: the exit status is 0 either way.
+"""``python -m app sampling-check``: is the preset's method lossless in distribution? (the method: docs/DESIGN.md
+§5.15; flags and the JSON object: §4.2). A "different" verdict is a finding, not an error: exit status 0.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -17,7 +13,7 @@ from ..core.knobs import FLAG, KNOBS
 from ..core.presets import get_preset
 from ..core.requests import Limits, RaceRequest, build_request, check_preset_id
 from ..race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings
-from .common import add_knob_flags, given, progress_logger
+from .common import add_knob_flags, emit, given, progress_logger
 
 #: Preset fields a flag of the same name overrides.
 FIELD_FLAGS = ("target", "assistant")
@@ -97,8 +93,4 @@ def run(args: argparse.Namespace) -> int:
 
         torch.set_num_threads(args.threads)
     result = sampling_check(request.preset, request.prompt, request.limits, settings, progress=progress_logger)
-    if args.json:
-        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-    else:
-        print_human(result)
-    return 0
+    return emit(args.json, result.to_dict(), lambda: print_human(result))

@@ -1,9 +1,6 @@
-"""User-facing errors.
-
-Every problem a user can cause (a bad preset, an invalid method combination, an
-unknown model id) is raised as :class:`ArenaError` with one clear line that says
-what to do instead. The CLI prints it without a traceback; the UI shows it as a
-message. Anything else is a bug and keeps its traceback in the logs.
+"""User-facing errors: every problem a user can cause (a bad preset, an invalid method combination, an unknown model
+id) is an :class:`ArenaError` with one line that says what to do instead, printed without a traceback by the CLI and
+shown as a message by the UI (docs/DESIGN.md §4.1). Anything else is a bug and keeps its traceback in the logs.
 """
 
 

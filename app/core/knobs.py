@@ -1,14 +1,8 @@
-"""The knob table: every setting a user can change, declared once.
+"""The knob table: every setting a user can change, declared once (docs/DESIGN.md §4.2, §8).
 
-Each :class:`Knob` holds a setting's name (the ``GenerationConfig`` argument name where one
-exists), its type and bounds, the label and help text the page shows, and whether it goes on the
-drafting model's ``generation_config`` instead of into ``generate()``. The table drives preset
-validation (:mod:`app.core.presets`), the command-line flags (:mod:`app.cli`), the Gradio controls
-and the ``/race`` and ``/measure`` API signatures (:mod:`app.ui.race`): one bound per knob,
-everywhere.
-
-Values are checked with :meth:`Knob.check`; the message names where the value came from (a
-preset file and field, a command-line flag, or a request parameter), see :class:`Origin`.
+Each :class:`Knob` holds a setting's name (the ``GenerationConfig`` argument name where one exists), type, bounds,
+page label and help; the table drives preset validation, the command-line flags, the Gradio controls and the
+``/race`` and ``/measure`` API signatures. :meth:`Knob.check` names where a bad value came from (:class:`Origin`).
 """
 
 from __future__ import annotations
@@ -73,7 +67,6 @@ class Origin:
         return ArenaError(f"{self.name or 'request'}: {knob} {problem}")
 
 
-PRESET_FILE = Origin("preset", "preset")
 FLAG = Origin("flag")
 REQUEST = Origin("request", "request")
 FORM = Origin("form")
@@ -184,7 +177,7 @@ class Knob:
         import argparse
 
         try:
-            return self.check(text, Origin("flag"))
+            return self.check(text, FLAG)
         except ArenaError as exc:
             raise argparse.ArgumentTypeError(str(exc).split(" ", 1)[1]) from None
 
@@ -222,8 +215,3 @@ KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.method_knob)
 #: The knobs transformers reads from the drafting model's generation config, in the table's order: the
 #: draft-length knobs every method that drafts with a model takes.
 DRAFTER_CONFIG_KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.drafter_config)
-
-
-def knob(name: str) -> Knob:
-    """The table entry for `name`."""
-    return KNOB_TABLE[name]

@@ -1,9 +1,6 @@
-"""Process-wide model and tokenizer cache.
-
-One :class:`ModelCache` per process (``MODEL_CACHE``). A model is loaded once even if two
-runs ask for it at the same moment (a lock per key), and least-recently-used models are
-dropped when the weights exceed the configured budget (bytes, per device).
-"""
+"""Process-wide model and tokenizer cache, one :class:`ModelCache` per process (``MODEL_CACHE``): a model is loaded
+once even if two runs ask for it at the same moment (a lock per key), and least-recently-used models are dropped when
+the weights exceed the configured budget (bytes, per device)."""
 
 from __future__ import annotations
 
@@ -13,7 +10,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -87,7 +84,6 @@ class LoadedModel:
     n_params: int
     weight_bytes: int
     load_seconds: float
-    last_used: float = field(default_factory=time.monotonic)
 
 
 def _hub_error(spec: str, exc: Exception) -> ArenaError:
@@ -100,10 +96,8 @@ def _quantization_config(kind: str, device: str):
     if kind == "none":
         return None
     if not device.startswith("cuda"):
-        raise ArenaError(
-            f"{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. "
-            "Set quantization: none or pick an offline preset."
-        )
+        raise ArenaError(f"{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. "
+                         "Set quantization: none or pick an offline preset.")
     from transformers import BitsAndBytesConfig
 
     if kind == "8bit":
@@ -190,7 +184,6 @@ class ModelCache:
                 hit = self._models.get(key)
                 if hit is not None:
                     self._models.move_to_end(key)
-                    hit.last_used = time.monotonic()
                     return hit
             entry = self._load_model(source, options, progress)
             with self._lock:
@@ -238,7 +231,7 @@ class ModelCache:
         if quant is not None:
             kwargs["quantization_config"] = quant
         if device.startswith("cuda"):
-            kwargs["device_map"] = "auto" if options.device_map == "auto" else options.device_map
+            kwargs["device_map"] = options.device_map
         elif options.device_map not in ("auto", "cpu"):
             raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
         if source.kind == "hub" and hub_reachable():
@@ -251,10 +244,8 @@ class ModelCache:
         except torch.cuda.OutOfMemoryError:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
-            raise ArenaError(
-                f"Out of GPU memory while loading {source.spec}: pick a smaller model, 4-bit quantization, "
-                "or free memory by stopping other runs."
-            ) from None
+            raise ArenaError(f"Out of GPU memory while loading {source.spec}: pick a smaller model, 4-bit quantization, "
+                             "or free memory by stopping other runs.") from None
         except (OSError, ValueError) as exc:
             if source.kind == "hub":
                 raise _hub_error(source.spec, exc) from None

@@ -1,8 +1,5 @@
-"""Where a race or a benchmark ran: the one capture of the machine's names and library versions.
-
-The race trace (app/replay/tracefile.py) and the benchmark's results (app/bench/results.py) both describe
-their environment from these functions, so the CPU's name and the versions are read one way.
-"""
+"""Where a race or a benchmark ran: the one capture of the machine's names and library versions, read one way for
+traces (app/replay/tracefile.py) and benchmark results (app/bench/results.py)."""
 
 from __future__ import annotations
 

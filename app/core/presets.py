@@ -1,8 +1,5 @@
-"""Method presets: one YAML file per preset in ``presets/``, parsed into a frozen dataclass.
-
-Field names equal ``GenerationConfig`` argument names where one exists. Unknown keys and
-out-of-range values are rejected with a message naming the file and the field; knob bounds come
-from the knob table (:mod:`app.core.knobs`), and overrides are blamed on where they came from.
+"""Method presets: one YAML file per preset in ``presets/``, parsed into a frozen dataclass (rules: docs/DESIGN.md §8);
+knob bounds come from the knob table (:mod:`app.core.knobs`), and overrides are blamed on where they came from.
 """
 
 from __future__ import annotations
@@ -76,9 +73,7 @@ class Preset:
         """'offline' or a short reason why this preset needs more than this machine."""
         if self.runs_offline:
             return "offline"
-        if self.quantization != "none":
-            return "needs hub + GPU"
-        return "needs hub"
+        return "needs hub + GPU" if self.quantization != "none" else "needs hub"
 
     def knobs(self) -> dict[str, Any]:
         """The method knobs this preset sets (None values left out)."""
@@ -149,17 +144,11 @@ def _split_examples(raw: dict[str, Any], origin: Origin) -> dict[str, Any]:
     items = raw.get("example_prompts")
     if not isinstance(items, list) or not any(isinstance(x, dict) for x in items):
         return raw
-    prompts, notes = [], []
     for item in items:
-        if isinstance(item, dict):
-            if set(item) - {"prompt", "note"} or not isinstance(item.get("prompt"), str):
-                raise origin.blame("example_prompts", "items must be text or {prompt: ..., note: ...}")
-            prompts.append(item["prompt"])
-            notes.append(str(item.get("note") or ""))
-        else:
-            prompts.append(item)
-            notes.append("")
-    return {**raw, "example_prompts": prompts, "example_notes": notes}
+        if isinstance(item, dict) and (set(item) - {"prompt", "note"} or not isinstance(item.get("prompt"), str)):
+            raise origin.blame("example_prompts", "items must be text or {prompt: ..., note: ...}")
+    return {**raw, "example_prompts": [x["prompt"] if isinstance(x, dict) else x for x in items],
+            "example_notes": [str(x.get("note") or "") if isinstance(x, dict) else "" for x in items]}
 
 
 def parse_preset(text: str, where: str) -> Preset:

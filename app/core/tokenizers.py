@@ -1,9 +1,5 @@
-"""Tokenizer copies for threads.
-
-Fast tokenizers are not thread-safe (transformers #47085), and copying a large one takes
-seconds (Gemma-3's 262k vocabulary: about 2 s). A :class:`TokenizerPool` hands each user of a
-tokenizer an exclusive copy and takes it back afterwards, so copies are made once and reused.
-The pool's original is only read (attributes such as ``pad_token_id``), never used to encode.
+"""Tokenizer copies for threads: fast tokenizers are not thread-safe, so each user borrows an exclusive copy from a
+:class:`TokenizerPool`, copies are made once and reused, and the original is only read (docs/DESIGN.md §7).
 """
 
 from __future__ import annotations

@@ -32,12 +32,8 @@ def unsupported_message(preset: Preset, engine: str) -> str | None:
 
 
 def deploy(preset: Preset | str, engine: str, plan: dict | None = None, closest: bool = False) -> Deployment:
-    """The serving command for `preset` on `engine`.
-
-    plan: a plan object (``python -m app plan --json``) whose best gamma sets the draft length.
-    closest: when the engine lacks the preset's method, build its closest supported method instead
-    (labelled as such) rather than raising ArenaError.
-    """
+    """The serving command for `preset` on `engine` (docs/DESIGN.md §4.2): plan (``python -m app plan --json``) sets
+    the draft length; closest: build the engine's closest method (labelled) instead of raising for a missing one."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
     module = engine_module(engine)
     method = preset.method
@@ -60,8 +56,4 @@ def deploy(preset: Preset | str, engine: str, plan: dict | None = None, closest:
 def deploy_all(preset: Preset | str, plan: dict | None = None) -> dict[str, Deployment | str]:
     """Every engine for one preset: its Deployment, or the one-line reason it has no equivalent."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
-    out: dict[str, Deployment | str] = {}
-    for engine in ENGINES:
-        message = unsupported_message(preset, engine)
-        out[engine] = message if message else deploy(preset, engine, plan)
-    return out
+    return {engine: unsupported_message(preset, engine) or deploy(preset, engine, plan) for engine in ENGINES}

@@ -36,13 +36,8 @@ class DraftLength:
 
 @dataclass
 class Deployment:
-    """One engine command for one preset.
-
-    supported: the engine runs the preset's own method; False for a closest alternative (``alternative_for``
-    then names the preset's method, ``engine_method`` the alternative's). argv: the command as a list;
-    ``command`` is the same shell-quoted. notes: differences from the arena's transformers run, one line each.
-    checked_against: the engine source files (and commits) the flag names were read from.
-    """
+    """One engine command for one preset (the fields: the ``deploy --json`` object of docs/DESIGN.md §4.2).
+    notes: differences from the arena's transformers run, one line each."""
 
     preset: str
     method: str

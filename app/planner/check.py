@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
 from ..core.requests import Limits, RaceRequest
-from .measure import ObservedAlpha, observed_alpha
+from .measure import ObservedAlpha, Progress, observed_alpha
 
 #: transformers' dynamic draft length for a drafter (its default): stop below confidence 0.4, at most 20.
 DYNAMIC_DEFAULT = {"num_assistant_tokens": 20, "num_assistant_tokens_schedule": "constant",
                    "assistant_confidence_threshold": 0.4}
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -36,13 +35,7 @@ class CheckRun:
     predicted_adjusted: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"knobs": self.knobs, "measured_speedup": self.measured_speedup,
-                "per_prompt_speedup": self.per_prompt_speedup,
-                "baseline_tokens_per_second": self.baseline_tokens_per_second,
-                "assisted_tokens_per_second": self.assisted_tokens_per_second, "identical": self.identical,
-                "observed": self.observed.to_dict(), "modelled_speedup": self.modelled_speedup, "label": self.label,
-                "gamma": self.gamma, "predicted_speedup": self.predicted_speedup,
-                "predicted_adjusted": self.predicted_adjusted}
+        return asdict(self)
 
 
 def constant_knobs(kind: str, gamma: int) -> dict[str, Any]:

@@ -1,9 +1,5 @@
-"""GPU cost of a speedup: monthly hours, GPU time saved, monthly savings.
-
-For a latency-bound service near batch size 1, the same traffic needs 1/speedup of the GPU
-time, so the share saved is 1 - 1/speedup. The default prices are the drafter-choice article's (Lambda
-GPU cloud, one-GPU on-demand instances, checked 2026-11-05, before tax); every figure is
-editable. Money is in US dollars; time in hours.
+"""GPU cost of a speedup: monthly hours, GPU time saved, monthly savings (docs/DESIGN.md §5.10). The default prices
+are :data:`PRICE_SOURCE`'s; every figure is editable. Money is in US dollars; time in hours.
 """
 
 from __future__ import annotations

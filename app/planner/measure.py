@@ -1,21 +1,5 @@
-"""Measuring alpha on real prompts (docs/DESIGN.md §5); c and the verification slope are in timing.py.
-
-alpha by agreement (greedy, the drafter-choice article's method): the share of the target's own
-greedy tokens that the drafter also ranks first when it reads the target's text (teacher forcing).
-Per method:
-
-* drafter / ensemble: the drafter's top-1 on prompt + target tokens, compared with the target's tokens.
-* layerskip (early exit): the same with the target cut to its first ``assistant_early_exit`` layers.
-* prompt-lookup: at each position, the first token the n-gram lookup proposes from the text so far;
-  a position where nothing matches counts as a miss (that round drafts nothing).
-* uad: the tokenizers differ, so there is no per-target-token top-1 to compare. We re-tokenize the
-  target's text with the drafter's tokenizer and measure the drafter's top-1 agreement *in drafter
-  tokens*, labelled as such; the planner predicts UAD from alpha observed in a constant-gamma run.
-
-alpha, observed: from the rounds of real assisted runs. ``acceptance_rate`` is accepted/drafted
-(docs/DESIGN.md §3); ``value`` is the per-token acceptance the formula assumes: a round of k drafts
-with n accepted tested n+1 tokens (n if all k passed), so alpha = sum(n) / sum(n + [n < k]).
-"""
+"""Measuring alpha on real prompts (docs/DESIGN.md §5.5): by greedy agreement per method (:data:`HOW`) and as
+observed in the rounds of real assisted runs; c and the verification slope are in timing.py."""
 
 from __future__ import annotations
 
@@ -29,6 +13,7 @@ import torch
 from ..core.errors import ArenaError
 from ..core.presets import Preset
 from ..core.requests import Limits
+from ..core.theory import per_token_alpha
 from ..race.hooks import private_view
 from ..race.methods import METHODS
 from ..race.prepare import RaceSetup, generate_call, prepare
@@ -56,11 +41,7 @@ class AgreementAlpha:
     is_lookup: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"value": self.value, "pooled": self.pooled, "space": self.space, "how": self.how,
-               "per_prompt": self.per_prompt}
-        if self.is_lookup:
-            out["proposal_rate"] = self.proposal_rate
-        return out
+        return {k: v for k, v in asdict(self).items() if k != "is_lookup" and (k != "proposal_rate" or self.is_lookup)}
 
 
 @dataclass
@@ -241,8 +222,7 @@ def observed_alpha(rounds: Sequence[Any]) -> ObservedAlpha:
     drafting = [r for r in rounds if r.drafted > 0]
     drafted = sum(r.drafted for r in drafting)
     accepted = sum(r.accepted for r in drafting)
-    tested = sum(r.accepted + (r.accepted < r.drafted) for r in drafting)
-    return ObservedAlpha(accepted / tested if tested else None, accepted / drafted if drafted else None,
+    return ObservedAlpha(per_token_alpha(rounds), accepted / drafted if drafted else None,
                          len(rounds), len(drafting), drafted, accepted,
                          drafted / len(drafting) if drafting else 0.0,
                          (accepted + len(rounds)) / len(rounds) if rounds else 0.0)

@@ -1,13 +1,6 @@
-"""Memory of a target + drafter pair from the configs alone (no weights are loaded).
-
-Units follow the drafter-choice article's memory table (docs/DESIGN.md §9): weights in decimal GB (1e9 bytes; "16.06GB"
-for Llama 3.1 8B at bf16), KV cache in binary KiB/MiB ("128KB" per token is 131,072 bytes).
-Every figure is also returned in plain bytes. GPU memory sizes are decimal GB (1e9 bytes).
-
-KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes per value. For models
-with sliding-window layers (Gemma 3) the cache of a sliding layer stops growing at the window,
-which :func:`kv_cache_bytes` takes into account for a given context length.
-"""
+"""Memory of a target + drafter pair from the configs alone, no weights loaded (formulas and units: docs/DESIGN.md
+§5.11): weights in decimal GB, KV cache in binary KiB/MiB as the article's table writes them, every figure also in
+plain bytes."""
 
 from __future__ import annotations
 
@@ -190,13 +183,9 @@ def model_memory(facts: ArchFacts, dtype: str, context: int) -> dict[str, Any]:
 
 def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = "bfloat16", context: int = 4096,
                 gpu_memory_gb: float = 24.0, drafter_note: str = "") -> dict[str, Any]:
-    """Memory of target + drafter at `dtype` with `context` cached tokens, against a GPU of `gpu_memory_gb`.
-
-    drafter None: the method drafts without a second model (prompt lookup, early exit), so it adds
-    no weights and no cache. Returns the drafter's share of weights and of the cache at `context`
-    (drafter / target; per token too, unless a model has sliding-window layers),
-    the total, whether it fits, and how many cached tokens fit beside the weights.
-    """
+    """Memory of target + drafter at `dtype` with `context` cached tokens, against a GPU of `gpu_memory_gb`
+    (docs/DESIGN.md §5.11), with the drafter's share of weights and cache. drafter None: the method drafts without
+    a second model (prompt lookup, early exit), so it adds no weights and no cache."""
     if context < 1:
         raise ArenaError(f"The context length must be at least 1 token; got {context}.")
     if not gpu_memory_gb > 0:

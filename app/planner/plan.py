@@ -9,23 +9,20 @@ advice. The formulas are in theory.py; docs/DESIGN.md §5 has their sources.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import get_preset
-from ..core.requests import Limits
-from ..core.requests import race_tokens
+from ..core.requests import Limits, race_tokens
+from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
 from ..race.prepare import RaceSetup
 from .advice import advice, vocabulary_check
 from .check import CheckRun, constant_knobs, default_knobs, race_prompts
 from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
-from .measure import (AgreementAlpha, LookupAgreement, agreement_alpha, borrowed_tokenizers, lookup_alpha, method_kind,
-                      prepare_all, reference_tokens)
+from .measure import (AgreementAlpha, LookupAgreement, Progress, agreement_alpha, borrowed_tokenizers, lookup_alpha,
+                      method_kind, prepare_all, reference_tokens)
 from .memory import memory_for_specs
-from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
 from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, verify_slope
-
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -70,16 +67,13 @@ def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions
     """The calculator: curve, best gamma, table around (alpha, c), verdict, cost at the predicted speedup."""
     g, s = best_gamma(alpha, c)
     curve = speedup_curve(alpha, c)
-    speedups = {"predicted": s}
-    if speedup_for_cost:
-        speedups["given"] = speedup_for_cost
     return {
         "mode": "calculator", "alpha": round(alpha, 4), "c": round(c, 5), "best_gamma": g,
         "predicted_speedup": round(s, 4),
         "speedup_by_gamma": {str(p["gamma"]): round(p["speedup"], 4) for p in curve},
         "curve": [{k: round(v, 4) if isinstance(v, float) else v for k, v in p.items()} for p in curve],
         "verdict": verdict(alpha, c), "table": table_around(alpha, c),
-        "cost": cost_summary(speedups, options.gpus, options.hours_per_month),
+        "cost": cost_summary({"predicted": s, "given": speedup_for_cost}, options.gpus, options.hours_per_month),
         "measured_points": [], "notes": [], "advice": advice({"alpha": alpha, "c": c}),
     }
 
@@ -149,9 +143,7 @@ def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measur
 
 
 def plan_work_tokens(preset: Any, prompts: int, options: PlanOptions) -> int:
-    """The most tokens a measured plan generates (token-equivalents): per prompt the target's greedy text and its
-    teacher-forced pass, the step timing of c and the verification slope, and the check races (three settings,
-    plus UAD's probe), each a sequential race."""
+    """The most tokens a measured plan generates, in token-equivalents (the bound of docs/DESIGN.md §4.5)."""
     tokens = options.max_new_tokens or preset.max_new_tokens
     timing = 2 * options.repeats * (options.steps + 2) + 2 * options.repeats * (VERIFY_K + 1)
     settings = (3 + (method_kind(preset.method) == "uad")) if options.check else 0
@@ -231,10 +223,8 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
     kind = method_kind(preset.method)
     prompts = list(prompts or preset.example_prompts)
     sampling = (preset.do_sample, preset.temperature)
-    changes: dict[str, Any] = {"do_sample": False}
-    if options.max_new_tokens:
-        changes["max_new_tokens"] = options.max_new_tokens
-    preset = preset.with_overrides(changes)
+    tokens = options.max_new_tokens or preset.max_new_tokens
+    preset = preset.with_overrides({"do_sample": False, "max_new_tokens": tokens})
     options.limits.check_work(plan_work_tokens(preset, len(prompts), options), "planner measurement",
                               "fewer prompts or new tokens")
     m = _measure(preset, prompts, kind, options, progress)

@@ -1,11 +1,5 @@
-"""Timing the two costs Theorem 3.8 needs on this hardware: c and the verification slope (docs/DESIGN.md §5).
-
-c: one-token decode step with a KV cache (prefill excluded), drafter vs target, after a warm-up;
-each repetition times `steps` steps of both (order alternating), c is the median ratio and the
-spread is min..max over repetitions. Times are seconds unless a name says ms. The verification slope
-(:func:`verify_slope`) is what Theorem 3.8 leaves out: the extra cost per token of the target's
-multi-token verification pass (near 0 on a GPU, large on a CPU); c + slope is the effective c.
-"""
+"""Timing the two costs Theorem 3.8 needs on this hardware (docs/DESIGN.md §5.6, §5.7): c, one-token decode steps
+drafter vs target, and the verification slope the theorem leaves out (c + slope is the effective c)."""
 
 from __future__ import annotations
 
@@ -139,10 +133,8 @@ VERIFY_K = 9
 
 
 def verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
-    """Extra cost per verified token: (t(k-token pass) / t(1-token pass) - 1) / (k - 1), both with the prompt
-    in the KV cache (a fresh copy each time; prefill not timed), timed by the race's own verification timer
-    (app.race.costs). Theorem 3.8 takes it as 0 (true on a memory-bound GPU); on a CPU the pass is
-    compute-bound, and c + slope is the effective cost ratio."""
+    """Extra cost per verified token, (t(k) / t(1) - 1) / (k - 1) in target steps (docs/DESIGN.md §5.7), timed by the
+    race's own verification timer (app.race.costs)."""
     tokens = (ref + setup.input_ids[0].tolist() * k)[:k]
     _, samples = verification_samples(setup.target.model, setup.input_ids, torch.tensor([tokens]), repeats)
     return VerifySlope(max(0.0, statistics.median(samples)), min(samples), max(samples), k, repeats, samples)

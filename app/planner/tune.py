@@ -1,9 +1,5 @@
-"""Tune: measure the current preset on the current prompt with the planner and choose its draft settings.
-
-The planner measures alpha (by agreement) and c plus the verification slope on this hardware for this
-one prompt (no check races, a few seconds on a CPU), and Theorem 3.8 with the hardware-adjusted cost
-picks the draft length (docs/DESIGN.md §5). When no length can pay (alpha does not exceed the
-effective c), the draft settings become the cost-aware schedule, which then drafts almost nothing.
+"""Tune: measure the current preset on the current prompt with the planner and choose its draft settings
+(docs/DESIGN.md §5.14): the hardware-adjusted best gamma, or the cost-aware schedule when no length pays.
 """
 
 from __future__ import annotations
@@ -40,18 +36,13 @@ class Tuning:
                 "reason": self.reason}
 
 
-def tune_options(request: RaceRequest) -> PlanOptions:
-    """The planner settings Tune runs with, under the request's limits: greedy agreement, then c and the verification
-    slope with 3 repeats of 4 steps, no check races."""
-    return PlanOptions(max_new_tokens=request.preset.max_new_tokens, repeats=3, steps=4, check=False,
-                       limits=request.limits)
-
-
 def tune(request: RaceRequest, progress: Callable[[str], None] | None = None) -> Tuning:
     """Measure the request's preset on its prompt (greedy) and return the draft settings to race with.
 
-    The measurement and the race that follows count against the request's work budget together (checked first)."""
-    preset, options = request.preset, tune_options(request)
+    The planner runs with 3 repeats of 4 steps and no check races, under the request's limits; the measurement and the
+    race that follows count against the request's work budget together (checked first)."""
+    preset = request.preset
+    options = PlanOptions(max_new_tokens=preset.max_new_tokens, repeats=3, steps=4, check=False, limits=request.limits)
     if preset.method not in KIND_BY_METHOD:
         raise ArenaError(f"Tune measures drafter, ensemble, uad, layerskip and prompt-lookup presets; the {preset.method} "
                          "method drafts from the target's own hidden states and has no draft length to tune.")

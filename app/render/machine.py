@@ -52,15 +52,10 @@ def hardware_html(facts: dict) -> str:
 
 def machine_text(env: dict[str, Any]) -> str:
     """A recording's machine: 'AMD EPYC 7763 (cpu, 2 cores, 1 torch thread per side, float32)'."""
-    bits = [str(env.get("device") or "?")]
-    if env.get("cores"):
-        bits.append(f"{env['cores']} cores")
-    if env.get("threads_per_side"):
-        n = env["threads_per_side"]
-        bits.append(f"{n} torch thread{'s' if n != 1 else ''} per side")
-    if env.get("dtype"):
-        bits.append(str(env["dtype"]))
-    return f"{env.get('device_name') or 'an unnamed machine'} ({', '.join(bits)})"
+    n = env.get("threads_per_side")
+    bits = [str(env.get("device") or "?"), f"{env['cores']} cores" if env.get("cores") else "",
+            f"{n} torch thread{'s' if n != 1 else ''} per side" if n else "", str(env.get("dtype") or "")]
+    return f"{env.get('device_name') or 'an unnamed machine'} ({', '.join(b for b in bits if b)})"
 
 
 def versions_text(env: dict[str, Any]) -> str:

@@ -38,9 +38,6 @@ class Entry:
     recorded_at: str
     device_name: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class Gallery:
@@ -96,7 +93,7 @@ def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
 def write_index(folder: Path | str, entries: list[Entry], provisional: bool, note: str) -> Path:
     """Write ``index.json`` for `entries` into `folder`."""
     path = Path(folder) / INDEX
-    data = {"provisional": provisional, "note": note, "races": [e.to_dict() for e in entries]}
+    data = {"provisional": provisional, "note": note, "races": [asdict(e) for e in entries]}
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 
