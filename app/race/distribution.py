@@ -36,7 +36,7 @@ from .distribution_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSett
                                   check_work_tokens)
 from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer
-from .prepare import RaceSetup, generate_call, prepare
+from .prepare import RaceSetup, generate_call, prepare, uad_tokenizers
 from .sampling_stats import compare_sequences
 from .tracer import StopOnEvent
 
@@ -154,7 +154,7 @@ class Sampler:
         setup, out = self.setup, []
         threads = None if str(setup.device).startswith("cuda") else torch.get_num_threads()  # the caller's threads
         policies = policy_factory(setup, calibrate(setup, threads), threads)
-        with _tokenizers(setup) as toks:
+        with uad_tokenizers(setup, True) as toks:
             for seed in seeds:
                 self._check_stop("assisted", len(out))
                 model, kwargs = generate_call(setup, True, max_new_tokens=self.settings.tokens, tokenizers=toks)
@@ -166,24 +166,6 @@ class Sampler:
                 if len(out) % 10 == 0 or len(out) == len(seeds):
                     self.progress(f"assisted samples {len(out)}/{self.settings.samples}")
         return out
-
-
-class _tokenizers:
-    """Exclusive tokenizer copies for the assisted calls of a UAD check (None for other methods)."""
-
-    def __init__(self, setup: RaceSetup):
-        self.setup, self.borrowed = setup, None
-
-    def __enter__(self) -> tuple[Any, Any] | None:
-        if not self.setup.args.uses_tokenizers:
-            return None
-        self.borrowed = (self.setup.tokenizers.acquire(), self.setup.assistant_tokenizers.acquire())
-        return self.borrowed
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.borrowed is not None:
-            self.setup.tokenizers.release(self.borrowed[0])
-            self.setup.assistant_tokenizers.release(self.borrowed[1])
 
 
 def call_seeds(seed: int, plain_calls: int, assisted_calls: int) -> tuple[list[int], list[int]]:

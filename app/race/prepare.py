@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
@@ -138,3 +139,13 @@ def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None =
         kwargs["tokenizer"] = copy.copy(target_tok)
         kwargs["assistant_tokenizer"] = copy.copy(assistant_tok)
     return target, kwargs
+
+
+@contextmanager
+def uad_tokenizers(setup: RaceSetup, assisted: bool) -> Iterator[tuple[Any, Any] | None]:
+    """Exclusive (target, assistant) tokenizer copies for an assisted UAD generate() call (None for other calls)."""
+    if not (assisted and setup.args.uses_tokenizers):
+        yield None
+        return
+    with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
+        yield target_tok, assistant_tok

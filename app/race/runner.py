@@ -13,7 +13,6 @@ import logging
 import queue
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -25,7 +24,7 @@ from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
 from .ghosts import GhostCache, KeptRun, ghost_key, kept_from
 from .hooks import bind_tracer
-from .prepare import RaceSetup, generate_call
+from .prepare import RaceSetup, generate_call, uad_tokenizers
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
 from .why import explain
 from .tracer import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
@@ -126,16 +125,6 @@ class Race:
         self._special_ids = frozenset(getattr(tok, "all_special_ids", ()) or ())
 
     # ----- workers -------------------------------------------------------------------
-    @contextmanager
-    def _tokenizers_for(self, assisted: bool) -> Iterator[tuple[Any, Any] | None]:
-        """Exclusive tokenizer copies for a UAD generate() call (None for other calls)."""
-        setup = self.setup
-        if not (assisted and setup.args.uses_tokenizers):
-            yield None
-            return
-        with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
-            yield target_tok, assistant_tok
-
     def _drafts(self, assisted: bool) -> tuple[Any, bool]:
         """(a fresh policy for the assisted side, whether this side runs transformers' assisted generation): a
         policy that knows drafting cannot pay here decodes plainly (docs/DESIGN.md §5.12)."""
@@ -148,18 +137,11 @@ class Race:
         self.policy = policy if assisted else self.policy
         streamer = TraceStreamer(side, assisted, self.events_queue.put, undrafted=assisted and not drafting)
         self.streamers[side] = streamer
-        start = time.perf_counter()
         try:
             use_threads(self.threads_per_side)
-            with self._tokenizers_for(drafting) as toks:
-                model, kwargs = generate_call(self.setup, drafting, tokenizers=toks)
-                kwargs["streamer"] = streamer
-                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-                if self.seed is not None:
-                    torch.manual_seed(self.seed)
-                with bind_tracer(streamer if drafting else None, policy if drafting else None), torch.inference_mode():
-                    start = streamer.start = time.perf_counter()
-                    model.generate(**kwargs)
+            if self.seed is not None:
+                torch.manual_seed(self.seed)
+            self._generate(policy, drafting, streamer)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
             message, expected = describe_error(exc, self.setup)
             if not expected:
@@ -168,19 +150,25 @@ class Race:
             if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
         finally:
-            self.events_queue.put(DoneEvent(side, time.perf_counter() - start, self.stop_event.is_set()))
+            self.events_queue.put(DoneEvent(side, time.perf_counter() - streamer.start, self.stop_event.is_set()))
+
+    def _generate(self, policy: Any, drafting: bool, streamer: TraceStreamer | None = None, **limits: Any) -> None:
+        """One generate() call that the race's stop event ends; a drafting call is traced to `streamer` and its
+        rounds' lengths chosen by `policy`. The streamer's clock starts right before generate()."""
+        with uad_tokenizers(self.setup, drafting) as toks:
+            model, kwargs = generate_call(self.setup, drafting, tokenizers=toks, **limits)
+            kwargs.update(streamer=streamer, stopping_criteria=[StopOnEvent(self.stop_event)])
+            with bind_tracer(streamer if drafting else None, policy if drafting else None), torch.inference_mode():
+                if streamer is not None:
+                    streamer.start = time.perf_counter()
+                model.generate(**kwargs)
 
     def _warm_up(self) -> None:
         use_threads(MACHINE_THREADS if not self.threads_per_side else self.threads_per_side)
         for assisted in (False, True)[1 if self.kept is not None else 0:]:
             if self.stop_event.is_set():
                 return
-            policy, drafting = self._drafts(assisted)
-            with self._tokenizers_for(drafting) as toks:
-                model, kwargs = generate_call(self.setup, drafting, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
-                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-                with bind_tracer(None, policy if drafting else None), torch.inference_mode():
-                    model.generate(**kwargs)
+            self._generate(*self._drafts(assisted), max_new_tokens=WARMUP_TOKENS)
 
     def _run_sequential(self) -> None:
         try:
