@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import os
 import statistics
 import threading
 import time
@@ -54,10 +53,6 @@ def use_threads(n: int | None) -> None:
         helper = threading.Thread(target=torch.set_num_threads, args=(MACHINE_THREADS,), name="threads-restore")
         helper.start()
         helper.join()
-
-
-def cpu_cores() -> int:
-    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ Five things live here:
    ``streamer.put`` but never says how many tokens were drafted; rejected drafts never reach
    the streamer. We wrap ``GenerationMixin._get_candidate_generator`` once, process-wide, so
    that the candidate generator it returns reports every round to the sink bound to the current
-   thread (:class:`bind_tracer`): the drafts and their logits with the drafting time
+   thread (:func:`bind_tracer`): the drafts and their logits with the drafting time
    (``get_candidates``), then the target's scores and the number accepted with the verification
    time (``update_candidate_strategy``, which transformers calls right after each round).
    Threads without a sink see transformers unchanged.
@@ -43,7 +43,8 @@ from __future__ import annotations
 import copy
 import threading
 import types
-from typing import Any, Protocol
+from contextlib import contextmanager
+from typing import Any, Iterator, Protocol
 
 import torch
 
@@ -83,19 +84,15 @@ _local = threading.local()
 _ORIGINAL = GenerationMixin._get_candidate_generator
 
 
-class bind_tracer:
-    """Context manager: route this thread's rounds to `sink` and let `policy` choose their draft lengths."""
-
-    def __init__(self, sink: DraftSink | None, policy: DraftPolicy | None = None):
-        self.sink, self.policy = sink, policy
-
-    def __enter__(self) -> DraftSink | None:
-        self.previous = (getattr(_local, "sink", None), getattr(_local, "policy", None))
-        _local.sink, _local.policy = self.sink, self.policy
-        return self.sink
-
-    def __exit__(self, *exc: Any) -> None:
-        _local.sink, _local.policy = self.previous
+@contextmanager
+def bind_tracer(sink: DraftSink | None, policy: DraftPolicy | None = None) -> Iterator[DraftSink | None]:
+    """Route this thread's rounds to `sink` and let `policy` choose their draft lengths."""
+    previous = (getattr(_local, "sink", None), getattr(_local, "policy", None))
+    _local.sink, _local.policy = sink, policy
+    try:
+        yield sink
+    finally:
+        _local.sink, _local.policy = previous
 
 
 class _RoundInFlight:

@@ -22,7 +22,6 @@ from transformers import StoppingCriteria
 from transformers.generation.streamers import BaseStreamer
 
 ACCEPTED, RESAMPLED, BONUS, TARGET = "accepted", "resampled", "bonus", "target"
-STATUSES = (ACCEPTED, RESAMPLED, BONUS, TARGET)
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,6 @@ class TraceStreamer(BaseStreamer):
         self._put_at = 0.0
         self.emit = emit
         self.token_ids: list[int] = []
-        self.statuses: list[str] = []
         self.rounds: list[RawRound] = []
         self.start = time.perf_counter()
         self._drafts: list[int] = []
@@ -178,7 +176,6 @@ class TraceStreamer(BaseStreamer):
     def _record(self, ids: list[int], statuses: list[str], t: float, p_target: list[float], p_draft: list[float]) -> None:
         first = len(self.token_ids)
         self.token_ids.extend(ids)
-        self.statuses.extend(statuses)
         if self.emit is None:
             return
         for i, (tid, status) in enumerate(zip(ids, statuses)):
