@@ -1,20 +1,9 @@
 """Lossless in distribution: sample many continuations plainly and with the method, and compare (docs/DESIGN.md §5.15).
 
-A lossless method with sampling does not reproduce the baseline's tokens (the random draws differ); its claim is
-that its output has the *distribution* of the target alone. :func:`sampling_check` tests that claim: it loads the
-models once (:func:`~app.race.prepare.prepare`), samples `samples` continuations of `tokens` new tokens with
-plain ``generate()`` (in batches of identical prompts over one shared reading of the prompt) and as many with
-assisted ``generate()`` (batch 1, one call per sample, through the race's own path: private views, the
-cost-aware policy, fresh UAD tokenizers), each call with its own seed, and compares the two samples
-(:mod:`app.race.sampling_stats`).
-
-What is compared. The token at position i depends on the tokens before it, so the conditional distribution
-of position i is not one distribution but one per prefix, and the samples per prefix are few. The honest
-comparison is of the **marginal** distribution at each position (the token at position i, whatever came
-before) and of the **joint** distribution of the first two tokens. If the method is lossless the whole
-sequence has the target's distribution, so every marginal and the joint match; a method that is lossy at any
-position changes that position's marginal (or, rarely, only a dependence that the joint of the first two
-shows). A sequence that ends (end-of-text) before position i counts as the category "ended" there.
+:func:`sampling_check` loads the models once (:func:`~app.race.prepare.prepare`), samples both sides (plain: in
+batches over one shared reading of the prompt; assisted: one generate() call per sample through the race's own
+path), each call with its own seed, and compares every position's marginal distribution and the first two tokens'
+joint one (:mod:`app.race.sampling_stats`); a sequence that ended before position i counts as "ended" there.
 """
 
 from __future__ import annotations

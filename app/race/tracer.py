@@ -1,14 +1,9 @@
 """Per-token status and per-round records (docs/DESIGN.md §3), captured during generate().
 
-:class:`TraceStreamer` is both the ``streamer`` given to ``generate()`` and the sink that
-:mod:`app.race.hooks` reports each round to: the drafts (with the drafter's logits and the drafting
-time) before verification, then the target's scores, the number accepted and the verification time
-right after. The hot path appends integers, reads a few probabilities and pushes small event objects;
+:class:`TraceStreamer` is both the ``streamer`` given to ``generate()`` and the sink :mod:`app.race.hooks` reports
+each round to. An assisted round's tokens are emitted once the round is verified, each with the target's
+probability and, for a model drafter, the drafter's (§4.2). The hot path appends integers and pushes small events;
 turning ids into text happens in the reader (:class:`Detokenizer`).
-
-An assisted round's tokens are emitted once the round is verified (transformers calls the sink right
-after ``streamer.put``), so each token carries the target's probability for it and, for a model
-drafter, the drafter's; a resampled token's round carries the rejected draft's two probabilities.
 """
 
 from __future__ import annotations
