@@ -1,9 +1,7 @@
-"""The race: baseline and assisted generate() in worker threads, streaming typed events.
+"""The race: baseline and assisted generate() in worker threads, streaming typed events (docs/DESIGN.md §1, §7).
 
-Concurrent mode starts both sides at once (a show: on a small CPU they share cores).
-Sequential mode warms both up, then runs baseline and assisted one after the other, for
-fair timing. Every worker always ends with a :class:`~app.race.tracer.DoneEvent`; a stop
-signal ends both runs after their current forward pass through a stopping criterion.
+Concurrent mode starts both sides at once (a show); sequential mode warms up, then times the sides one after the
+other. Every worker ends with a :class:`~app.race.tracer.DoneEvent`; a stop ends both after their current forward pass.
 """
 
 from __future__ import annotations
