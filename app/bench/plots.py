@@ -1,10 +1,5 @@
-"""The benchmark's plots as self-contained SVG text, drawn here (no plotting library).
-
-Four figures: a preset x category heatmap of median speedups (blue: faster, orange: slower, the number in
-every cell, the best marked), acceptance by draft position per preset, speedup vs acceptance (one dot per
-race) and, for a sweep, measured vs predicted speedup per value; a regret sweep adds the cost-aware schedule
-against the best constant length and transformers' default per category. Colours are the Okabe-Ito palette, and
-every series also differs by marker or dash, so colour is not the only cue.
+"""The benchmark's plots (docs/DESIGN.md §4.4) as self-contained SVG text, drawn here (no plotting library).
+Colours are the Okabe-Ito palette, and every series also differs by marker or dash, so colour is not the only cue.
 """
 
 from __future__ import annotations

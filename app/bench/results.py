@@ -1,8 +1,5 @@
-"""Benchmark results: the environment, a pandas DataFrame, the files a run writes and reading them back.
-
-``results.json`` = {"format", "environment", "settings", "stopped", "cells", "overall", "runs"}; each run is a
-row (app.bench.stats.ROW_KEYS) with its ``acceptance_by_position``. ``results.csv`` holds the same runs, list
-columns as JSON text. See docs/DESIGN.md §4 for the files and how to read them.
+"""Benchmark results: the environment, a pandas DataFrame, the files a run writes (``results.json``, ``results.csv``
+with list columns as JSON text) and reading them back; docs/DESIGN.md §4.4 describes the files.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Benchmark figures: one row per race, cells of (preset, category), the leaderboard (docs/DESIGN.md §3, §5).
-
-A *row* is a plain dict (one race; the keys are :data:`ROW_KEYS`), so it goes straight into a pandas
-DataFrame, a CSV line and the JSON file. A *cell* is every row of one preset (one sweep value) on one
-category: median and min-max spread of the speedup over its runs (prompts x repeats).
+"""Benchmark figures (docs/DESIGN.md §4.4): one *row* per race (a plain dict with the keys :data:`ROW_KEYS`, so it
+goes straight into a DataFrame, a CSV line and the JSON file), *cells* of (preset, sweep value, category), overall.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
 """Sweeps: one integer knob over a range of values, each value a variant of every preset, and the regret sweep
-of constant draft lengths around the cost-aware schedule (docs/DESIGN.md §4).
-
-``--sweep prompt_lookup_num_tokens=1..12`` races each value on the suite and puts the measured speedup
-next to Theorem 3.8's prediction at the measured alpha and c + slope (app.bench.stats.prediction), so the
-planner is checked against the user's own prompts. ``--regret 1,2,4,8`` races each preset with the cost-aware
-schedule ("shipped") and with transformers' constant schedule at each length (app.bench.regret reads them).
+of constant draft lengths around the cost-aware schedule (``--sweep`` and ``--regret``, docs/DESIGN.md §4.4).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""The seven assisted-decoding methods: one small class each, in the ``METHODS`` registry.
+"""The seven assisted-decoding methods (docs/DESIGN.md §2): one small class each, in the ``METHODS`` registry.
 
-A method checks a preset (before any model is loaded), checks the loaded models, and turns
-the preset into the extra ``generate()`` arguments of the assisted run (:class:`GenerateArgs`).
-Draft-length knobs that transformers reads from the *drafting model's* generation config (the
-knob table's ``drafter_config``) are returned separately (``drafter_config``) so the runner can put
-them on a private view of that model.
+A method checks a preset (before any model is loaded) and the loaded models, and turns the preset into the
+assisted run's extra ``generate()`` arguments (:class:`GenerateArgs`; its ``drafter_config`` goes on a private
+view of the drafting model).
 """
 
 from __future__ import annotations

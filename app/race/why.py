@@ -1,10 +1,5 @@
-"""Why a race came out as it did: measured costs, the break-even acceptance, and one sentence (docs/DESIGN.md §5).
-
-From a finished race alone (no extra runs): the target's step time (the baseline's time per token),
-the cost ratio c (drafting seconds per drafted token over one step), the verification slope (the extra
-share of a step each verified draft costs, fitted on the rounds), where the assisted time went, and
-the acceptance rate above which drafting pays at the race's own draft length. The verdict says what
-happened and what to try.
+"""Why a race came out as it did, from the finished race alone: measured costs, the break-even acceptance, and a
+verdict saying what happened and what to try (docs/DESIGN.md §5.13).
 """
 
 from __future__ import annotations
