@@ -56,10 +56,8 @@ def encode_prompt(tokenizer: Any, prompt: str, chat_template: bool) -> dict[str,
 def check_prompt(prompt: Any, limits: Limits) -> str:
     """A single non-empty prompt, or a clear error."""
     if isinstance(prompt, (list, tuple)):
-        raise ArenaError(
-            "Assisted generation runs one prompt at a time (batch size 1): "
-            "race the prompts one after another instead of as a batch."
-        )
+        raise ArenaError("Assisted generation runs one prompt at a time (batch size 1): "
+                         "race the prompts one after another instead of as a batch.")
     if not isinstance(prompt, str) or not prompt.strip():
         raise ArenaError("The prompt is empty: type some text to continue or a question to answer.")
     return prompt
