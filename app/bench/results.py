@@ -86,10 +86,7 @@ class BenchResult:
             if missing:
                 raise ArenaError(f"{where}: runs[{i}] lacks {', '.join(missing)}")
         _check_regret(data.get("settings"), where)
-        rows = [{k: run.get(k) for k in ROW_KEYS} for run in runs]
-        for row in rows:
-            for k in LIST_COLUMNS:
-                row[k] = row[k] or []
+        rows = [{k: (run.get(k) or []) if k in LIST_COLUMNS else run.get(k) for k in ROW_KEYS} for run in runs]
         return cls(rows, data.get("settings") or {}, data.get("environment") or {}, bool(data.get("stopped")))
 
 

@@ -120,33 +120,23 @@ def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         medians.setdefault((c["preset"], c["sweep_value"]), []).append(c["speedup_median"])
     out = []
     for (preset, value), rs in by.items():
-        drafted, accepted = pooled_positions(rs)
-        hist: list[int] = []
-        for r in rs:
-            add_counts(hist, r["accepted_histogram"])
+        drafted, accepted = pooled(rs, "drafted_by_position"), pooled(rs, "accepted_by_position")
         out.append({"preset": preset, "method": rs[0]["method"], "sweep_value": value, "runs": len(rs),
                     "identical_runs": sum(bool(r["identical"]) for r in rs),
                     "speedup_geomean": _r(geometric_mean(medians[(preset, value)])),
                     "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
                     "acceptance_by_position": [round(x, 4) for x in position_shares(drafted, accepted)],
-                    "drafted_by_position": drafted, "accepted_histogram": hist,
+                    "drafted_by_position": drafted, "accepted_histogram": pooled(rs, "accepted_histogram"),
                     "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
                     "speedup_median": _r(_median(r["speedup"] for r in rs))})
     return out
 
 
-def add_counts(total: list[int], more: Sequence[int]) -> None:
-    """Add `more` to `total` item by item, growing `total` as needed."""
-    total += [0] * (len(more) - len(total))
-    for i, x in enumerate(more):
-        total[i] += x
-
-
-def pooled_positions(rows: Iterable[dict[str, Any]]) -> tuple[list[int], list[int]]:
-    """Summed drafted and accepted counts per draft position over `rows`."""
-    drafted: list[int] = []
-    accepted: list[int] = []
+def pooled(rows: Iterable[dict[str, Any]], key: str) -> list[int]:
+    """The count lists `row[key]` of `rows` (per draft position, or a histogram) summed item by item."""
+    total: list[int] = []
     for r in rows:
-        add_counts(drafted, r["drafted_by_position"])
-        add_counts(accepted, r["accepted_by_position"])
-    return drafted, accepted
+        total += [0] * (len(r[key]) - len(total))
+        for i, x in enumerate(r[key]):
+            total[i] += x
+    return total

@@ -81,10 +81,6 @@ def regret_section(result: BenchResult) -> list[str]:
             *regret_prompt_table(report)]
 
 
-def _categories(result: BenchResult) -> list[str]:
-    return order_categories(r["category"] for r in result.rows)
-
-
 def _header_row(first: str, cats: list[str], *last: str) -> str:
     """A table's header: `first`, each category escaped for a Markdown cell (suite files name them), then `last`."""
     return "| " + " | ".join([first, *(md_cell(c) for c in cats), *last]) + " |"
@@ -94,7 +90,7 @@ def _grid(result: BenchResult) -> tuple[list[str], list[tuple], dict[tuple, dict
     """(categories, row keys (preset, method, value), cell by (preset, value, category))."""
     cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in result.cells}
     keys = list(dict.fromkeys((c["preset"], c["method"], c["sweep_value"]) for c in result.cells))
-    return _categories(result), keys, cell_map
+    return order_categories(r["category"] for r in result.rows), keys, cell_map
 
 
 def speed_cell(c: dict[str, Any] | None) -> str:
@@ -125,11 +121,8 @@ def acceptance_table(result: BenchResult) -> list[str]:
     knob = result.settings.get("sweep_knob")
     lines = [_header_row("preset (method)", cats), "|---|" + "---|" * len(cats)]
     for preset, method, value in keys:
-        cols = []
-        for cat in cats:
-            c = cell_map.get((preset, value, cat))
-            cols.append("-" if c is None else
-                        f"{pct(c['acceptance_median'])} \u00b7 {c['mean_accepted_length_median'] or 0:.2f}")
+        cols = [f"{pct(c['acceptance_median'])} \u00b7 {c['mean_accepted_length_median'] or 0:.2f}" if c else "-"
+                for c in (cell_map.get((preset, value, cat)) for cat in cats)]
         lines.append(f"| {row_label(preset, method, value, knob)} | " + " | ".join(cols) + " |")
     return lines
 
