@@ -123,10 +123,12 @@ def frame(width: int, height: int, box: tuple[int, int, int, int], xs: Sequence[
     left, top, right, bottom = box
     out = [f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#444444"/>',
            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#444444"/>']
-    for x, px in xs_pixels(xs, box):
+    for x in xs:
+        px = scale(x, xs[0], xs[-1], left, right)
         out.append(f'<line x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 4}" stroke="#444444"/>')
         out.append(text(px, bottom + 16, xfmt.format(x), "middle", 11))
-    for y, py in ys_pixels(ys, box):
+    for y in ys:
+        py = scale(y, ys[0], ys[-1], bottom, top)
         out.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}" stroke="#e5e5e5"/>')
         out.append(text(left - 6, py + 4, yfmt.format(y), "end", 11))
     out.append(text((left + right) / 2, height - 8, xlabel, "middle", 12))
@@ -138,14 +140,6 @@ def frame(width: int, height: int, box: tuple[int, int, int, int], xs: Sequence[
 def scale(value: float, lo: float, hi: float, a: float, b: float) -> float:
     """Map value in [lo, hi] linearly to [a, b]."""
     return a + (value - lo) / ((hi - lo) or 1.0) * (b - a)
-
-
-def xs_pixels(xs: Sequence[float], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
-    return [(x, scale(x, xs[0], xs[-1], box[0], box[2])) for x in xs]
-
-
-def ys_pixels(ys: Sequence[float], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
-    return [(y, scale(y, ys[0], ys[-1], box[3], box[1])) for y in ys]
 
 
 def legend(keys: Sequence[str], x: float, y: float) -> list[str]:

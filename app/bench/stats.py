@@ -70,16 +70,12 @@ def geometric_mean(values: Iterable[float]) -> float | None:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
-def cell_key(row: dict[str, Any]) -> tuple:
-    return row["preset"], row["sweep_value"], row["category"]
-
-
 def cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One cell per (preset, sweep value, category) in first-seen order: runs, medians, min-max spread,
     identical runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` < 1x."""
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault(cell_key(row), []).append(row)
+        groups.setdefault((row["preset"], row["sweep_value"], row["category"]), []).append(row)
     out = []
     for (preset, value, category), rs in groups.items():
         speedups = [r["speedup"] for r in rs]

@@ -43,9 +43,7 @@ class CheckSettings:
 
 def verdict_words(verdict: str, samples: int) -> str:
     """The verdict in words."""
-    if verdict == SAME:
-        return f"no difference found at {samples} samples"
-    return "different: this method is lossy"
+    return f"no difference found at {samples} samples" if verdict == SAME else "different: this method is lossy"
 
 
 def _token_text(tokenizer: Any, category: Any) -> str:

@@ -212,18 +212,6 @@ class Race:
         """Ask both sides to end after their current forward pass."""
         self.stop_event.set()
 
-    def elapsed(self, side: str) -> float | None:
-        """Seconds since `side`'s generate() started (its final time once done); None before it starts."""
-        rec = self.records[side]
-        if rec.done:
-            return rec.seconds
-        streamer = self.streamers.get(side)
-        return None if streamer is None else time.perf_counter() - streamer.start
-
-    def side_started(self, side: str) -> bool:
-        """Whether `side`'s worker has begun (its streamer exists)."""
-        return side in self.streamers
-
     @property
     def kept_at(self) -> float | None:
         """When the kept plain run this race used was recorded (seconds since the epoch); None: plain ran now."""
@@ -239,13 +227,15 @@ class Race:
         return any(t.is_alive() for t in self.threads)
 
     def snapshot(self) -> "RaceSnapshot":
-        """What the race has produced so far, copied (safe to read while the reader thread appends)."""
+        """What the race has produced so far, copied (safe to read while the reader thread appends). A side has
+        started once its streamer exists; its elapsed time runs from its generate()'s start to its final time."""
         sides = {}
         for side, rec in self.records.items():
             n = min(len(rec.tokens), len(rec.token_times))  # the reader appends a token, then its time
+            streamer = self.streamers.get(side)
+            elapsed = rec.seconds if rec.done else None if streamer is None else time.perf_counter() - streamer.start
             sides[side] = SideSnapshot(tuple(rec.tokens[:n]), tuple(rec.rounds), tuple(rec.token_times[:n]), rec.ttft,
-                                       rec.seconds, rec.error, rec.done, rec.stopped, self.side_started(side),
-                                       self.elapsed(side))
+                                       rec.seconds, rec.error, rec.done, rec.stopped, streamer is not None, elapsed)
         return RaceSnapshot(self.sequential, sides, self.kept_at)
 
     def join(self, timeout: float | None = None) -> bool:
@@ -253,7 +243,7 @@ class Race:
         deadline = None if timeout is None else time.monotonic() + timeout
         for t in self.threads:
             t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return not any(t.is_alive() for t in self.threads)
+        return not self.alive()
 
     # ----- reader ------------------------------------------------------------------------
     def _record(self, event: Event) -> None:

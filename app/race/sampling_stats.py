@@ -8,6 +8,7 @@ the pooling depends only on the combined sample, so the permutation test stays e
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Hashable, Sequence
 
@@ -49,9 +50,7 @@ class Comparison:
 def pooled_codes(a: Sequence[Hashable], b: Sequence[Hashable], min_count: int = MIN_COUNT
                  ) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """Integer codes of `a` and `b` over shared categories (rare ones pooled as OTHER) and the category names."""
-    counts: dict[Hashable, int] = {}
-    for x in (*a, *b):
-        counts[x] = counts.get(x, 0) + 1
+    counts = Counter((*a, *b))
     kept = sorted((x for x, n in counts.items() if n >= min_count), key=lambda x: (-counts[x], str(x)))
     names: list[Any] = list(kept)
     index = {x: i for i, x in enumerate(kept)}
