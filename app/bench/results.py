@@ -10,7 +10,7 @@ import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.machine import cpu_name, device_name, library_versions
@@ -125,16 +125,12 @@ def write_results(result: BenchResult, out_dir: Path | str, plots: dict[str, str
     """Write results.csv, results.json, summary.md and each plot (name -> SVG text) into `out_dir` (created);
     returns the paths. An OSError becomes one line naming the file."""
     out = Path(out_dir)
-    written: list[Path] = []
+    files = {"results.json": json.dumps(result.to_dict(), ensure_ascii=False, indent=1), "summary.md": summary, **plots}
     try:
         out.mkdir(parents=True, exist_ok=True)
-        files: Sequence[tuple[str, Any]] = [("results.json", json.dumps(result.to_dict(), ensure_ascii=False, indent=1)),
-                                            ("summary.md", summary), *plots.items()]
         write_csv(result, out / "results.csv")
-        written.append(out / "results.csv")
-        for name, text in files:
+        for name, text in files.items():
             (out / name).write_text(text, encoding="utf-8")
-            written.append(out / name)
     except OSError as exc:
         raise ArenaError(f"Cannot write the results into {out}: {exc.strerror or exc}") from None
-    return written
+    return [out / "results.csv", *(out / name for name in files)]

@@ -87,29 +87,23 @@ class RaceSnapshot:
 
 
 class Race:
-    """One race between plain and assisted generation of `setup`.
+    """One race between plain and assisted generation of `setup` (docs/DESIGN.md §1, §7).
 
-    sequential: warm up, then time baseline and assisted one after the other.
-    seed: torch seed set before each side when sampling (concurrent sampling shares the global
-    generator between threads, so only sequential sampling runs are reproducible).
-    stop: the event that ends both sides after their current forward pass (a caller's, such as the benchmark's
-    Stop; else the race's own). On a CPU each side of a concurrent race runs on its share of the cores (see
-    costs.side_threads), sequential runs on all of them. A cost-aware schedule gets a fresh policy per generate() call.
-    Followers read :meth:`snapshot`, never the records the reader thread appends to.
-    ghosts: where a sequential race keeps its plain run and finds a kept one (app/race/ghosts.py): with a kept run
-    for the same key, only the assisted side warms up and runs, and the baseline is the kept run (``kept``).
+    sequential: warm up, then time baseline and assisted one after the other. seed: torch seed set before each side
+    when sampling. stop: the event that ends both sides after their current forward pass (a caller's, else the
+    race's own). Threads per side: costs.side_threads. A cost-aware schedule gets a fresh policy per generate() call.
+    Followers read :meth:`snapshot`, never the records the reader thread appends to. ghosts: where a sequential race
+    keeps its plain run; with a kept run for the same key only the assisted side warms up and runs, and the baseline
+    is the kept run (``kept``).
     """
 
     def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None,
                  stop: threading.Event | None = None, ghosts: GhostCache | None = None):
         self.setup = setup
         self.ghosts, self.kept, self._ghost_key = ghosts, None, None
-        self.sequential = sequential
-        self.seed = seed
+        self.sequential, self.seed = sequential, seed
         self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
-        self._policies = None
-        self.policy = None
-        self.verify_cost = None
+        self._policies = self.policy = self.verify_cost = None
         self.stop_event = stop if stop is not None else threading.Event()
         self.events_queue: queue.Queue[Event] = queue.Queue()
         self.threads: list[threading.Thread] = []
