@@ -13,12 +13,12 @@ import inspect
 import random
 import secrets
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import torch
 
 from ..core.errors import StoppedError
-from ..core.loader import MODEL_CACHE, ModelCache
+from ..core.loader import MODEL_CACHE, ModelCache, Progress
 from ..core.presets import Preset
 from ..core.requests import Limits
 from .distribution_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings,  # noqa: F401 - re-exported
@@ -35,7 +35,6 @@ PLAIN_BATCH = 64
 ENDED = -1
 #: transformers' top-k when neither the request nor the model's generation config sets one.
 TRANSFORMERS_TOP_K = 50
-Progress = Callable[[str], None]
 
 
 def sampling_preset(preset: Preset, settings: CheckSettings) -> Preset:

@@ -68,13 +68,9 @@ Event = TokenEvent | RoundEvent | ErrorEvent | DoneEvent
 
 
 def round_statuses(drafts: list[int], kept: list[int]) -> tuple[list[str], int]:
-    """(statuses of the kept tokens, drafts accepted) for a round that drafted `drafts` and kept `kept`.
-
-    The first n kept tokens are drafts the target accepted; the last is the target's own: 'bonus' if
-    every draft was accepted, 'resampled' if one was rejected, 'target' if nothing was drafted. A round
-    that transformers cut at the length limit or an end-of-text token keeps drafts only: its last token
-    equals the draft at that position, so it is accepted too.
-    """
+    """(statuses of the kept tokens, drafts accepted) for a round that drafted `drafts` and kept `kept` (docs/DESIGN.md
+    §3): the first n kept tokens are accepted drafts, the last is the target's own, unless the round was cut at the
+    length limit or an end-of-text token, where its last token equals the draft there and is accepted too (§4.2)."""
     if not drafts:
         return [TARGET] * len(kept), 0
     accepted = len(kept) - 1
