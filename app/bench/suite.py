@@ -14,8 +14,7 @@ from typing import Any, Iterable
 from ..core.errors import ArenaError
 from ..core.requests import read_text_file
 
-SUITES_DIR = Path(__file__).resolve().parents[2] / "assets" / "suites"
-BUILTIN_SUITE = SUITES_DIR / "builtin.jsonl"
+BUILTIN_SUITE = Path(__file__).resolve().parents[2] / "assets" / "suites" / "builtin.jsonl"
 #: The built-in suite's categories: Spec-Bench's six plus code editing, in display order.
 BUILTIN_CATEGORIES = ("multi-turn", "translation", "summarisation", "qa", "maths", "rag", "code-editing")
 SPLITS = ("tune", "test")

@@ -35,10 +35,6 @@ def _at(speedup: float | None, length: int | None) -> str:
     return "n/a" if speedup is None else f"{speed(speedup)} at {length}"
 
 
-def _share(entry: dict[str, Any]) -> str:
-    return f"{pct(entry['share_median'])} ({pct(entry['share_min'])})"
-
-
 def regret_category_table(report: dict[str, list]) -> list[str]:
     """Per preset and category: prompts, shipped median, the best constant length's median, shipped as a share of
     it, transformers' default and shipped / default, the median (lowest) of the per-prompt shares."""
@@ -51,7 +47,8 @@ def regret_category_table(report: dict[str, list]) -> list[str]:
         partial = f" (+{c['incomplete']} partial)" if c["incomplete"] else ""
         lines.append(f"| {md_cell(c['preset'])} | {md_cell(c['category'])} | {c['prompts']}{partial} | "
                      f"{speed(c['shipped'])} | {_at(c['best'], c['best_length'])} | {pct(c['share_of_best'])} | "
-                     f"{_at(c['default'], c['default_length'])} | {ratio(c['vs_default'])} | {_share(c)} |")
+                     f"{_at(c['default'], c['default_length'])} | {ratio(c['vs_default'])} | "
+                     f"{pct(c['share_median'])} ({pct(c['share_min'])}) |")
     return lines
 
 

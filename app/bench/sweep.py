@@ -77,9 +77,8 @@ def parse_sweep(text: str) -> Sweep:
                          f"got {text!r}")
     if name not in int_knobs():
         raise ArenaError(f"--sweep cannot vary {name!r}: choose one of {', '.join(int_knobs())}")
-    origin = Origin("flag")
     for value in (values[0], values[-1]):
-        KNOB_TABLE[name].check(value, origin)
+        KNOB_TABLE[name].check(value, Origin("flag"))
     return Sweep(name, values)
 
 
@@ -151,9 +150,8 @@ def regret_variants(preset: Preset, regret: Regret) -> list[tuple[int | None, Pr
     that length) per constant length; every variant checked before any race."""
     layout, method = regret_layout(preset, regret), get_method(preset.method)
     out = [(None, apply_overrides(preset, {"num_assistant_tokens_schedule": COST_AWARE}, Origin("flag")))]
-    for value in layout["lengths"]:
-        out.append((value, apply_overrides(preset, {"num_assistant_tokens_schedule": DEFAULT_SCHEDULE,
-                                                    layout["knob"]: value}, Origin("flag"))))
+    out += [(value, apply_overrides(preset, {"num_assistant_tokens_schedule": DEFAULT_SCHEDULE, layout["knob"]: value},
+                                    Origin("flag"))) for value in layout["lengths"]]
     for _, variant in out:
         method.check_preset(variant)
     return out

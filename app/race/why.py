@@ -80,7 +80,7 @@ def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
         best = best_gamma(min(alpha, 0.999), c + slope)[0]
     why = Why(step, c, slope, gamma, alpha, a.acceptance_rate, be, draft_s, verify_s,
               max(0.0, a.seconds - draft_s - verify_s), best, "")
-    why.verdict = verdict(result, why, knobs)
+    why.verdict = f"{_what_happened(result, why)}. {_advice(result, why)}"  # what happened, then what to try
     return why
 
 
@@ -145,9 +145,3 @@ def _advice(result: Any, why: Why) -> str:
         tip += (f" The cost-aware schedule drafted in only {len(a.rounds) - a.skipped_rounds} of {len(a.rounds)} "
                 "rounds, which kept the loss small.")
     return tip
-
-
-def verdict(result: Any, why: Why, knobs: dict[str, Any]) -> str:
-    """Two or three sentences: what happened (acceptance against the break-even on this hardware), then what to
-    try."""
-    return f"{_what_happened(result, why)}. {_advice(result, why)}"
