@@ -309,8 +309,6 @@ def regret_svg(result: BenchResult) -> str | None:
 def all_plots(result: BenchResult) -> dict[str, str]:
     """File name -> SVG text of every plot that applies."""
     plots = {"heatmap.svg": heatmap_svg(result), "acceptance_by_position.svg": positions_svg(result),
-             "speedup_vs_acceptance.svg": scatter_svg(result)}
-    for name, figure in (("sweep.svg", sweep_svg(result)), ("regret.svg", regret_svg(result))):
-        if figure:
-            plots[name] = figure
-    return plots
+             "speedup_vs_acceptance.svg": scatter_svg(result), "sweep.svg": sweep_svg(result),
+             "regret.svg": regret_svg(result)}
+    return {name: figure for name, figure in plots.items() if figure}
