@@ -37,7 +37,6 @@ class PresetRacer:
     def __call__(self, preset: Preset, prompt: str, stop: threading.Event) -> Any:
         from ..race.lifecycle import RaceRun
 
-        # Stop on the bench ends this race after its current forward pass
         run = RaceRun(RaceRequest(preset, prompt, self.seed, self.limits), sequential=True, stop=stop,
                       cache=self.cache, progress=self.load_progress)
         try:

@@ -98,11 +98,6 @@ def verification_samples(model: Any, input_ids: torch.Tensor, ids: torch.Tensor,
     return ones, slopes
 
 
-def _measure_verify(model: Any, input_ids: torch.Tensor, k: int, repeats: int) -> VerifyCost:
-    ones, slopes = verification_samples(model, input_ids, input_ids[:, -1:].repeat(1, k + 1), repeats)
-    return VerifyCost(statistics.median(ones), max(0.0, statistics.median(slopes)), k)
-
-
 def verify_cost(model: Any, input_ids: torch.Tensor, threads: int | None, k: int = 8, repeats: int = 3,
                 key: str = "") -> VerifyCost:
     """The verification curve of `model` at this prompt length and thread count (measured once, then cached).
@@ -119,7 +114,9 @@ def verify_cost(model: Any, input_ids: torch.Tensor, threads: int | None, k: int
     def run() -> None:
         use_threads(threads)
         try:
-            box["cost"] = _measure_verify(model, input_ids.to(model.device), k, repeats)
+            ones, slopes = verification_samples(model, input_ids.to(model.device), input_ids[:, -1:].repeat(1, k + 1),
+                                                repeats)
+            box["cost"] = VerifyCost(statistics.median(ones), max(0.0, statistics.median(slopes)), k)
         except BaseException as exc:  # noqa: BLE001 - handed back below
             box["error"] = exc
 

@@ -122,8 +122,7 @@ class Sampler:
 
     def plain(self, seeds: Sequence[int]) -> list[tuple[int, ...]]:
         """`samples` plain continuations, up to PLAIN_BATCH per generate() call (one seed per call), all from one
-        reading of the prompt (the plain side is the reference: how it reads the prompt does not change its
-        distribution; the assisted side reads it in every call, as in a race)."""
+        reading of the prompt (the reference side: how it reads the prompt does not change its distribution, §5.15)."""
         out: list[tuple[int, ...]] = []
         model, kwargs = generate_call(self.setup, False, max_new_tokens=self.settings.tokens)
         kwargs, prefix = self._kwargs(kwargs), self.prompt_cache(model)

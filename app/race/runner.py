@@ -314,17 +314,13 @@ class Race:
                 "token_texts": [t.text for t in rec.tokens]}
 
     def _assisted(self) -> AssistedResult:
-        rec, args = self.records["assisted"], self.setup.args
+        rec, args, policy = self.records["assisted"], self.setup.args, self.policy
         schedule = args.draft_policy or args.drafter_config.get("num_assistant_tokens_schedule")
+        # rounds the cost-aware schedule drafted nothing in (every round of a side that decoded plainly)
+        skipped = 0 if policy is None else len(rec.rounds) if policy.plain else policy.rounds_skipped
         return AssistedResult(**self._side("assisted"), tokens=[dataclasses.replace(t) for t in rec.tokens],
                               rounds=[dataclasses.replace(r) for r in rec.rounds], draft_policy=schedule,
-                              skipped_rounds=self._skipped(rec))
-
-    def _skipped(self, rec: SideRecord) -> int:
-        """Rounds the cost-aware schedule drafted nothing in (every round of a side that decoded plainly)."""
-        if self.policy is None:
-            return 0
-        return len(rec.rounds) if self.policy.plain else self.policy.rounds_skipped
+                              skipped_rounds=skipped)
 
     def result(self) -> RaceResult:
         """The race so far as a :class:`RaceResult` (its ``to_dict()`` is the JSON contract), with its explanation."""
