@@ -101,8 +101,7 @@ def _mark_best(cell_list: list[dict[str, Any]]) -> None:
         by_column.setdefault((c["sweep_value"], c["category"]), []).append(c)
     for column in by_column.values():
         if len(column) > 1:
-            top = max(column, key=lambda c: c["speedup_median"])
-            top["best"] = True
+            max(column, key=lambda c: c["speedup_median"])["best"] = True
 
 
 def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

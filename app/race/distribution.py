@@ -157,14 +157,10 @@ class Sampler:
 
 def call_seeds(seed: int, plain_calls: int, assisted_calls: int) -> tuple[list[int], list[int]]:
     """Distinct seeds for every generate() call, derived from the check's seed (reproducible)."""
-    rng = random.Random(seed)
-    seeds: list[int] = []
-    seen: set[int] = set()
-    while len(seeds) < plain_calls + assisted_calls:
-        s = rng.getrandbits(63)
-        if s not in seen:
-            seen.add(s)
-            seeds.append(s)
+    rng, drawn = random.Random(seed), {}  # a dict keeps the distinct draws in order
+    while len(drawn) < plain_calls + assisted_calls:
+        drawn[rng.getrandbits(63)] = None
+    seeds = list(drawn)
     return seeds[:plain_calls], seeds[plain_calls:]
 
 

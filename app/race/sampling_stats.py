@@ -52,11 +52,8 @@ def pooled_codes(a: Sequence[Hashable], b: Sequence[Hashable], min_count: int = 
     """Integer codes of `a` and `b` over shared categories (rare ones pooled as OTHER) and the category names."""
     counts = Counter((*a, *b))
     kept = sorted((x for x, n in counts.items() if n >= min_count), key=lambda x: (-counts[x], str(x)))
-    names: list[Any] = list(kept)
-    index = {x: i for i, x in enumerate(kept)}
-    if len(kept) < len(counts):
-        names.append(OTHER)
-    other = len(kept)
+    names: list[Any] = kept + ([OTHER] if len(kept) < len(counts) else [])
+    index, other = {x: i for i, x in enumerate(kept)}, len(kept)
     code = lambda xs: np.array([index.get(x, other) for x in xs], dtype=np.int64)  # noqa: E731
     return code(a), code(b), names
 
