@@ -99,8 +99,7 @@ def heatmap_svg(result: BenchResult) -> str:
     body = [text(12, 22, "Median speedup per preset and category", size=14, weight="bold"),
             text(12, 40, "blue: faster than plain decoding, orange: slower (\u25bc loss); \u2605 best in the category",
                  size=11, fill="#555555")]
-    for j, cat in enumerate(cats):
-        body.append(text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold"))
+    body += [text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold") for j, cat in enumerate(cats)]
     for i, key in enumerate(keys):
         y = top + ch * i
         body.append(text(left - 8, y + ch / 2 + 4, series_label(key, knob)[:32], "end", 11))

@@ -108,10 +108,6 @@ class Regret:
 
     lengths: tuple[int, ...] | None = None
 
-    @property
-    def text(self) -> str:
-        return values_text(self.lengths) if self.lengths else "default"
-
 
 def parse_regret(text: str | None) -> Regret:
     """'' or None: the default lengths; '1,2,4', '1..10' or '1..4,6,8': those constant draft lengths."""
