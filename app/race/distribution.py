@@ -9,6 +9,7 @@ joint one (:mod:`app.race.sampling_stats`); a sequence that ended before positio
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import random
 import secrets
@@ -176,7 +177,7 @@ def run_check(setup: RaceSetup, settings: CheckSettings, progress: Progress | No
               stop: Any = None) -> CheckResult:
     """Sample both sides from a prepared (sampling) setup and compare them; see :func:`sampling_check`."""
     seed = settings.seed if settings.seed is not None else secrets.randbits(62)
-    settings = settings.with_seed(seed)
+    settings = dataclasses.replace(settings, seed=seed)
     sampler = Sampler(setup, settings, progress, stop)
     plain_seeds, assisted_seeds = call_seeds(seed, -(-settings.samples // PLAIN_BATCH), settings.samples)
     with torch.inference_mode():

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +35,6 @@ class CheckSettings:
     top_p: float = 1.0
     top_k: int | None = None
     seed: int | None = None
-
-    def with_seed(self, seed: int) -> "CheckSettings":
-        return dataclasses.replace(self, seed=seed)
 
 
 def verdict_words(verdict: str, samples: int) -> str:

@@ -273,14 +273,10 @@ class Race:
         self.start()
         try:
             yield from self._drain(poll, timeout)
-        finally:
-            self._release_reader_tokenizer()
-
-    def _release_reader_tokenizer(self) -> None:
-        """Give the reader's tokenizer back to the pool once nothing will decode any more."""
-        if not self._reader_tokenizer_released and all(r.done for r in self.records.values()):
-            self._reader_tokenizer_released = True
-            self.setup.tokenizers.release(self._tokenizer)
+        finally:  # the reader's tokenizer goes back to the pool once nothing will decode any more
+            if not self._reader_tokenizer_released and self.done:
+                self._reader_tokenizer_released = True
+                self.setup.tokenizers.release(self._tokenizer)
 
     def _drain(self, poll: float, timeout: float | None) -> Iterator[Event]:
         last = time.monotonic()
