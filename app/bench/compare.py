@@ -17,9 +17,7 @@ def _label(preset: str, value: Any, category: str | None = None) -> str:
 
 
 def _change(before: float | None, after: float | None) -> str:
-    if before is None or after is None:
-        return "n/a"
-    if before <= 0:
+    if before is None or after is None or before <= 0:
         return "n/a"
     return f"{(after / before - 1):+.0%}"
 
@@ -34,12 +32,8 @@ def _speed(cell: dict[str, Any] | None, key: str = "speedup_median") -> str:
 
 def environment_lines(a: BenchResult, b: BenchResult) -> list[str]:
     """One line per environment key that differs."""
-    out = []
-    for key in ENV_KEYS:
-        x, y = a.environment.get(key), b.environment.get(key)
-        if x != y:
-            out.append(f"  environment {key}: {x} -> {y}")
-    return out
+    return [f"  environment {key}: {a.environment.get(key)} -> {b.environment.get(key)}" for key in ENV_KEYS
+            if a.environment.get(key) != b.environment.get(key)]
 
 
 def cell_lines(a: BenchResult, b: BenchResult) -> list[str]:

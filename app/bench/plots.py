@@ -1,10 +1,5 @@
-"""The benchmark's plots as self-contained SVG text, drawn here (no plotting library).
-
-Four figures: a preset x category heatmap of median speedups (blue: faster, orange: slower, the number in
-every cell, the best marked), acceptance by draft position per preset, speedup vs acceptance (one dot per
-race) and, for a sweep, measured vs predicted speedup per value; a regret sweep adds the cost-aware schedule
-against the best constant length and transformers' default per category. Colours are the Okabe-Ito palette, and
-every series also differs by marker or dash, so colour is not the only cue.
+"""The benchmark's plots (docs/DESIGN.md §4.4) as self-contained SVG text, drawn here (no plotting library).
+Colours are the Okabe-Ito palette, and every series also differs by marker or dash, so colour is not the only cue.
 """
 
 from __future__ import annotations
@@ -104,8 +99,7 @@ def heatmap_svg(result: BenchResult) -> str:
     body = [text(12, 22, "Median speedup per preset and category", size=14, weight="bold"),
             text(12, 40, "blue: faster than plain decoding, orange: slower (\u25bc loss); \u2605 best in the category",
                  size=11, fill="#555555")]
-    for j, cat in enumerate(cats):
-        body.append(text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold"))
+    body += [text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold") for j, cat in enumerate(cats)]
     for i, key in enumerate(keys):
         y = top + ch * i
         body.append(text(left - 8, y + ch / 2 + 4, series_label(key, knob)[:32], "end", 11))
@@ -128,10 +122,12 @@ def frame(width: int, height: int, box: tuple[int, int, int, int], xs: Sequence[
     left, top, right, bottom = box
     out = [f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#444444"/>',
            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#444444"/>']
-    for x, px in xs_pixels(xs, box):
+    for x in xs:
+        px = scale(x, xs[0], xs[-1], left, right)
         out.append(f'<line x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 4}" stroke="#444444"/>')
         out.append(text(px, bottom + 16, xfmt.format(x), "middle", 11))
-    for y, py in ys_pixels(ys, box):
+    for y in ys:
+        py = scale(y, ys[0], ys[-1], bottom, top)
         out.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}" stroke="#e5e5e5"/>')
         out.append(text(left - 6, py + 4, yfmt.format(y), "end", 11))
     out.append(text((left + right) / 2, height - 8, xlabel, "middle", 12))
@@ -143,14 +139,6 @@ def frame(width: int, height: int, box: tuple[int, int, int, int], xs: Sequence[
 def scale(value: float, lo: float, hi: float, a: float, b: float) -> float:
     """Map value in [lo, hi] linearly to [a, b]."""
     return a + (value - lo) / ((hi - lo) or 1.0) * (b - a)
-
-
-def xs_pixels(xs: Sequence[float], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
-    return [(x, scale(x, xs[0], xs[-1], box[0], box[2])) for x in xs]
-
-
-def ys_pixels(ys: Sequence[float], box: tuple[int, int, int, int]) -> list[tuple[float, float]]:
-    return [(y, scale(y, ys[0], ys[-1], box[3], box[1])) for y in ys]
 
 
 def legend(keys: Sequence[str], x: float, y: float) -> list[str]:
@@ -320,8 +308,6 @@ def regret_svg(result: BenchResult) -> str | None:
 def all_plots(result: BenchResult) -> dict[str, str]:
     """File name -> SVG text of every plot that applies."""
     plots = {"heatmap.svg": heatmap_svg(result), "acceptance_by_position.svg": positions_svg(result),
-             "speedup_vs_acceptance.svg": scatter_svg(result)}
-    for name, figure in (("sweep.svg", sweep_svg(result)), ("regret.svg", regret_svg(result))):
-        if figure:
-            plots[name] = figure
-    return plots
+             "speedup_vs_acceptance.svg": scatter_svg(result), "sweep.svg": sweep_svg(result),
+             "regret.svg": regret_svg(result)}
+    return {name: figure for name, figure in plots.items() if figure}

@@ -1,10 +1,5 @@
-"""The regret report: how close the cost-aware schedule comes to the best constant draft length (docs/DESIGN.md §4).
-
-A regret sweep (``python -m app bench --regret``, app.bench.sweep.regret_variants) races every prompt with the
-preset's cost-aware schedule ("shipped", rows with ``sweep_value`` None) and with transformers' constant
-schedule at each length (``sweep_value`` = the length). :func:`regret_report` turns those rows into, per
-prompt and per category, the best constant length, the shipped speedup as a share of it and its ratio to
-transformers' default (the constant schedule at the preset's own length). Pure: rows in, plain dicts out.
+"""The regret report: how close the cost-aware schedule comes to the best constant draft length, per prompt and per
+category (``--regret``, docs/DESIGN.md §4.4). Pure: rows in, plain dicts out.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Benchmark results: the environment, a pandas DataFrame, the files a run writes and reading them back.
-
-``results.json`` = {"format", "environment", "settings", "stopped", "cells", "overall", "runs"}; each run is a
-row (app.bench.stats.ROW_KEYS) with its ``acceptance_by_position``. ``results.csv`` holds the same runs, list
-columns as JSON text. See docs/DESIGN.md §4 for the files and how to read them.
+"""Benchmark results: the environment, a pandas DataFrame, the files a run writes (``results.json``, ``results.csv``
+with list columns as JSON text) and reading them back; docs/DESIGN.md §4.4 describes the files.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.machine import cpu_name, device_name, library_versions
@@ -89,10 +86,7 @@ class BenchResult:
             if missing:
                 raise ArenaError(f"{where}: runs[{i}] lacks {', '.join(missing)}")
         _check_regret(data.get("settings"), where)
-        rows = [{k: run.get(k) for k in ROW_KEYS} for run in runs]
-        for row in rows:
-            for k in LIST_COLUMNS:
-                row[k] = row[k] or []
+        rows = [{k: (run.get(k) or []) if k in LIST_COLUMNS else run.get(k) for k in ROW_KEYS} for run in runs]
         return cls(rows, data.get("settings") or {}, data.get("environment") or {}, bool(data.get("stopped")))
 
 
@@ -131,16 +125,12 @@ def write_results(result: BenchResult, out_dir: Path | str, plots: dict[str, str
     """Write results.csv, results.json, summary.md and each plot (name -> SVG text) into `out_dir` (created);
     returns the paths. An OSError becomes one line naming the file."""
     out = Path(out_dir)
-    written: list[Path] = []
+    files = {"results.json": json.dumps(result.to_dict(), ensure_ascii=False, indent=1), "summary.md": summary, **plots}
     try:
         out.mkdir(parents=True, exist_ok=True)
-        files: Sequence[tuple[str, Any]] = [("results.json", json.dumps(result.to_dict(), ensure_ascii=False, indent=1)),
-                                            ("summary.md", summary), *plots.items()]
         write_csv(result, out / "results.csv")
-        written.append(out / "results.csv")
-        for name, text in files:
+        for name, text in files.items():
             (out / name).write_text(text, encoding="utf-8")
-            written.append(out / name)
     except OSError as exc:
         raise ArenaError(f"Cannot write the results into {out}: {exc.strerror or exc}") from None
-    return written
+    return [out / "results.csv", *(out / name for name in files)]

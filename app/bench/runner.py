@@ -1,10 +1,7 @@
-"""The benchmark runner: presets x prompts x repeats, every race sequential after a warm-up (docs/DESIGN.md §1).
+"""The benchmark runner: presets x prompts x repeats, every race sequential after a warm-up (docs/DESIGN.md §1, §4.4).
 
-:class:`Bench` runs the jobs one after another in the calling thread and appends one row per finished race
-(app.bench.stats.make_row) to ``bench.rows``, so a caller in another thread (the page, the terminal bar)
-can read them while it runs. :meth:`Bench.stop` ends the race in flight after its current forward pass
-and keeps every finished row. ``race_fn`` (default :class:`PresetRacer`: prepare + sequential Race) and
-``clock`` are injectable, so the tests run on fakes and a fake clock.
+:class:`Bench` runs the jobs one after another in the calling thread. ``race_fn`` (default :class:`PresetRacer`:
+prepare + sequential Race) and ``clock`` are injectable, so the tests run on fakes and a fake clock.
 """
 
 from __future__ import annotations
@@ -40,7 +37,6 @@ class PresetRacer:
     def __call__(self, preset: Preset, prompt: str, stop: threading.Event) -> Any:
         from ..race.lifecycle import RaceRun
 
-        # Stop on the bench ends this race after its current forward pass
         run = RaceRun(RaceRequest(preset, prompt, self.seed, self.limits), sequential=True, stop=stop,
                       cache=self.cache, progress=self.load_progress)
         try:
@@ -119,8 +115,9 @@ def plan_jobs(plan: BenchPlan, checked: list[tuple[Preset, list[tuple[int | None
 
 
 class Bench:
-    """Runs a :class:`BenchPlan`. rows: one dict per finished race (read them from any thread); stopped: Stop
-    was pressed; progress: called with a :class:`BenchProgress` before and after each race."""
+    """Runs a :class:`BenchPlan`. rows: one dict per finished race (app.bench.stats.make_row; read them from any
+    thread, such as the page's or the terminal bar's); stopped: Stop was pressed; progress: called with a
+    :class:`BenchProgress` before and after each race."""
 
     def __init__(self, plan: BenchPlan, race_fn: RaceFn, clock: Callable[[], float] = time.perf_counter,
                  progress: Callable[[BenchProgress], None] | None = None, time_limit: float | None = None):
@@ -156,9 +153,8 @@ class Bench:
         elapsed = self.clock() - self._started if self._started is not None else 0.0
         done = len(self.rows)
         eta = elapsed / done * (self.total - done) if done and phase == "run" else None
-        self.progress(BenchProgress(phase, done, self.total, job.preset.id if job else preset,
-                                    job.prompt.category if job else "", job.prompt.id if job else "",
-                                    job.repeat if job else 0, job.sweep_value if job else None, elapsed, eta))
+        where = (job.preset.id, job.prompt.category, job.prompt.id, job.repeat, job.sweep_value) if job else (preset,)
+        self.progress(BenchProgress(phase, done, self.total, *where, elapsed=elapsed, eta=eta))
 
     def _race(self, preset: Preset, prompt: SuitePrompt) -> Any:
         """One race; ArenaError naming the preset and prompt for any failure (an error is never a row)."""

@@ -1,8 +1,5 @@
-"""Benchmark figures: one row per race, cells of (preset, category), the leaderboard (docs/DESIGN.md §3, §5).
-
-A *row* is a plain dict (one race; the keys are :data:`ROW_KEYS`), so it goes straight into a pandas
-DataFrame, a CSV line and the JSON file. A *cell* is every row of one preset (one sweep value) on one
-category: median and min-max spread of the speedup over its runs (prompts x repeats).
+"""Benchmark figures (docs/DESIGN.md §4.4): one *row* per race (a plain dict with the keys :data:`ROW_KEYS`, so it
+goes straight into a DataFrame, a CSV line and the JSON file), *cells* of (preset, sweep value, category), overall.
 """
 
 from __future__ import annotations
@@ -73,16 +70,12 @@ def geometric_mean(values: Iterable[float]) -> float | None:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
-def cell_key(row: dict[str, Any]) -> tuple:
-    return row["preset"], row["sweep_value"], row["category"]
-
-
 def cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One cell per (preset, sweep value, category) in first-seen order: runs, medians, min-max spread,
     identical runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` < 1x."""
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault(cell_key(row), []).append(row)
+        groups.setdefault((row["preset"], row["sweep_value"], row["category"]), []).append(row)
     out = []
     for (preset, value, category), rs in groups.items():
         speedups = [r["speedup"] for r in rs]
@@ -108,8 +101,7 @@ def _mark_best(cell_list: list[dict[str, Any]]) -> None:
         by_column.setdefault((c["sweep_value"], c["category"]), []).append(c)
     for column in by_column.values():
         if len(column) > 1:
-            top = max(column, key=lambda c: c["speedup_median"])
-            top["best"] = True
+            max(column, key=lambda c: c["speedup_median"])["best"] = True
 
 
 def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -123,33 +115,23 @@ def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         medians.setdefault((c["preset"], c["sweep_value"]), []).append(c["speedup_median"])
     out = []
     for (preset, value), rs in by.items():
-        drafted, accepted = pooled_positions(rs)
-        hist: list[int] = []
-        for r in rs:
-            add_counts(hist, r["accepted_histogram"])
+        drafted, accepted = pooled(rs, "drafted_by_position"), pooled(rs, "accepted_by_position")
         out.append({"preset": preset, "method": rs[0]["method"], "sweep_value": value, "runs": len(rs),
                     "identical_runs": sum(bool(r["identical"]) for r in rs),
                     "speedup_geomean": _r(geometric_mean(medians[(preset, value)])),
                     "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
                     "acceptance_by_position": [round(x, 4) for x in position_shares(drafted, accepted)],
-                    "drafted_by_position": drafted, "accepted_histogram": hist,
+                    "drafted_by_position": drafted, "accepted_histogram": pooled(rs, "accepted_histogram"),
                     "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
                     "speedup_median": _r(_median(r["speedup"] for r in rs))})
     return out
 
 
-def add_counts(total: list[int], more: Sequence[int]) -> None:
-    """Add `more` to `total` item by item, growing `total` as needed."""
-    total += [0] * (len(more) - len(total))
-    for i, x in enumerate(more):
-        total[i] += x
-
-
-def pooled_positions(rows: Iterable[dict[str, Any]]) -> tuple[list[int], list[int]]:
-    """Summed drafted and accepted counts per draft position over `rows`."""
-    drafted: list[int] = []
-    accepted: list[int] = []
+def pooled(rows: Iterable[dict[str, Any]], key: str) -> list[int]:
+    """The count lists `row[key]` of `rows` (per draft position, or a histogram) summed item by item."""
+    total: list[int] = []
     for r in rows:
-        add_counts(drafted, r["drafted_by_position"])
-        add_counts(accepted, r["accepted_by_position"])
-    return drafted, accepted
+        total += [0] * (len(r[key]) - len(total))
+        for i, x in enumerate(r[key]):
+            total[i] += x
+    return total

@@ -1,9 +1,5 @@
-"""Prompt suites: the built-in one (assets/suites/builtin.jsonl) and the user's JSONL or CSV files.
-
-A suite is a list of :class:`SuitePrompt`. JSONL: one object per line with ``prompt`` and optional
-``category``, ``id`` and ``split`` ("tune" or "test"); CSV: a header row with ``prompt`` and optional
-``category``, ``id``, ``split`` columns. A malformed file is one :class:`ArenaError` naming the file and
-the line; the byte cap applies before reading (docs/DESIGN.md §4).
+"""Prompt suites: the built-in one (assets/suites/builtin.jsonl) and the user's JSONL or CSV files (docs/DESIGN.md
+§4.4): a list of :class:`SuitePrompt`; a malformed file is one :class:`ArenaError` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -18,8 +14,7 @@ from typing import Any, Iterable
 from ..core.errors import ArenaError
 from ..core.requests import read_text_file
 
-SUITES_DIR = Path(__file__).resolve().parents[2] / "assets" / "suites"
-BUILTIN_SUITE = SUITES_DIR / "builtin.jsonl"
+BUILTIN_SUITE = Path(__file__).resolve().parents[2] / "assets" / "suites" / "builtin.jsonl"
 #: The built-in suite's categories: Spec-Bench's six plus code editing, in display order.
 BUILTIN_CATEGORIES = ("multi-turn", "translation", "summarisation", "qa", "maths", "rag", "code-editing")
 SPLITS = ("tune", "test")

@@ -35,10 +35,6 @@ def _at(speedup: float | None, length: int | None) -> str:
     return "n/a" if speedup is None else f"{speed(speedup)} at {length}"
 
 
-def _share(entry: dict[str, Any]) -> str:
-    return f"{pct(entry['share_median'])} ({pct(entry['share_min'])})"
-
-
 def regret_category_table(report: dict[str, list]) -> list[str]:
     """Per preset and category: prompts, shipped median, the best constant length's median, shipped as a share of
     it, transformers' default and shipped / default, the median (lowest) of the per-prompt shares."""
@@ -51,7 +47,8 @@ def regret_category_table(report: dict[str, list]) -> list[str]:
         partial = f" (+{c['incomplete']} partial)" if c["incomplete"] else ""
         lines.append(f"| {md_cell(c['preset'])} | {md_cell(c['category'])} | {c['prompts']}{partial} | "
                      f"{speed(c['shipped'])} | {_at(c['best'], c['best_length'])} | {pct(c['share_of_best'])} | "
-                     f"{_at(c['default'], c['default_length'])} | {ratio(c['vs_default'])} | {_share(c)} |")
+                     f"{_at(c['default'], c['default_length'])} | {ratio(c['vs_default'])} | "
+                     f"{pct(c['share_median'])} ({pct(c['share_min'])}) |")
     return lines
 
 
@@ -81,10 +78,6 @@ def regret_section(result: BenchResult) -> list[str]:
             *regret_prompt_table(report)]
 
 
-def _categories(result: BenchResult) -> list[str]:
-    return order_categories(r["category"] for r in result.rows)
-
-
 def _header_row(first: str, cats: list[str], *last: str) -> str:
     """A table's header: `first`, each category escaped for a Markdown cell (suite files name them), then `last`."""
     return "| " + " | ".join([first, *(md_cell(c) for c in cats), *last]) + " |"
@@ -94,7 +87,7 @@ def _grid(result: BenchResult) -> tuple[list[str], list[tuple], dict[tuple, dict
     """(categories, row keys (preset, method, value), cell by (preset, value, category))."""
     cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in result.cells}
     keys = list(dict.fromkeys((c["preset"], c["method"], c["sweep_value"]) for c in result.cells))
-    return _categories(result), keys, cell_map
+    return order_categories(r["category"] for r in result.rows), keys, cell_map
 
 
 def speed_cell(c: dict[str, Any] | None) -> str:
@@ -125,11 +118,8 @@ def acceptance_table(result: BenchResult) -> list[str]:
     knob = result.settings.get("sweep_knob")
     lines = [_header_row("preset (method)", cats), "|---|" + "---|" * len(cats)]
     for preset, method, value in keys:
-        cols = []
-        for cat in cats:
-            c = cell_map.get((preset, value, cat))
-            cols.append("-" if c is None else
-                        f"{pct(c['acceptance_median'])} \u00b7 {c['mean_accepted_length_median'] or 0:.2f}")
+        cols = [f"{pct(c['acceptance_median'])} \u00b7 {c['mean_accepted_length_median'] or 0:.2f}" if c else "-"
+                for c in (cell_map.get((preset, value, cat)) for cat in cats)]
         lines.append(f"| {row_label(preset, method, value, knob)} | " + " | ".join(cols) + " |")
     return lines
 

@@ -1,10 +1,6 @@
 """Sweeps: one integer knob over a range of values, each value a variant of every preset, and the regret sweep
-of constant draft lengths around the cost-aware schedule (docs/DESIGN.md §4).
-
-``--sweep prompt_lookup_num_tokens=1..12`` races each value on the suite and puts the measured speedup
-next to Theorem 3.8's prediction at the measured alpha and c + slope (app.bench.stats.prediction), so the
-planner is checked against the user's own prompts. ``--regret 1,2,4,8`` races each preset with the cost-aware
-schedule ("shipped") and with transformers' constant schedule at each length (app.bench.regret reads them).
+of constant draft lengths around the cost-aware schedule (``--sweep`` and ``--regret``, docs/DESIGN.md §4.4). A sweep
+puts each value's measured speedup next to Theorem 3.8's prediction, so the planner is checked on the user's prompts.
 """
 
 from __future__ import annotations
@@ -82,9 +78,8 @@ def parse_sweep(text: str) -> Sweep:
                          f"got {text!r}")
     if name not in int_knobs():
         raise ArenaError(f"--sweep cannot vary {name!r}: choose one of {', '.join(int_knobs())}")
-    origin = Origin("flag")
     for value in (values[0], values[-1]):
-        KNOB_TABLE[name].check(value, origin)
+        KNOB_TABLE[name].check(value, Origin("flag"))
     return Sweep(name, values)
 
 
@@ -113,10 +108,6 @@ class Regret:
     default, docs/DESIGN.md §4)."""
 
     lengths: tuple[int, ...] | None = None
-
-    @property
-    def text(self) -> str:
-        return values_text(self.lengths) if self.lengths else "default"
 
 
 def parse_regret(text: str | None) -> Regret:
@@ -156,9 +147,8 @@ def regret_variants(preset: Preset, regret: Regret) -> list[tuple[int | None, Pr
     that length) per constant length; every variant checked before any race."""
     layout, method = regret_layout(preset, regret), get_method(preset.method)
     out = [(None, apply_overrides(preset, {"num_assistant_tokens_schedule": COST_AWARE}, Origin("flag")))]
-    for value in layout["lengths"]:
-        out.append((value, apply_overrides(preset, {"num_assistant_tokens_schedule": DEFAULT_SCHEDULE,
-                                                    layout["knob"]: value}, Origin("flag"))))
+    out += [(value, apply_overrides(preset, {"num_assistant_tokens_schedule": DEFAULT_SCHEDULE, layout["knob"]: value},
+                                    Origin("flag"))) for value in layout["lengths"]]
     for _, variant in out:
         method.check_preset(variant)
     return out

@@ -1,22 +1,12 @@
-"""What one forward pass costs on this machine: CPU threads per side, and the verification cost curve.
-
-Two things the race, the drafting policy, the explanation of a race and the benchmark all need:
-
-* **Threads.** On a CPU the two sides of a concurrent race share the cores; each side gets its own
-  share (:func:`side_threads`) so that neither slows the other down when it finishes first. Sequential
-  runs use every core. :func:`use_threads` sets the count for the calling thread only.
-* **The verification curve.** Verifying k drafts is one target forward over k + 1 tokens; on a GPU
-  that costs about one step, on a CPU it grows with k. :func:`verify_cost` times one-token and
-  (k+1)-token forwards over the prompt's KV cache and returns :class:`VerifyCost` (seconds of one step
-  and the extra share of a step per verified token, docs/DESIGN.md §5), cached per model, device,
-  thread count and prompt length.
+"""What one forward pass costs on this machine: CPU threads per side (:func:`side_threads`, :func:`use_threads`)
+and the verification cost curve (:func:`verify_cost`, docs/DESIGN.md §5.7, §5.12): verifying k drafts is one
+target forward over k + 1 tokens, about one step on a GPU, growing with k on a CPU.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
-import os
 import statistics
 import threading
 import time
@@ -36,8 +26,8 @@ _verify_lock = threading.Lock()
 
 
 def side_threads(device: str, concurrent: bool) -> int | None:
-    """Threads for one side of a race: half the cores each in a concurrent CPU race, all of them otherwise
-    (None on a GPU, where torch's CPU threads do not decide the speed)."""
+    """Threads for one side of a race: half the cores each in a concurrent CPU race (so neither side slows the
+    other down when it finishes first), all of them otherwise (None on a GPU, where CPU threads do not decide)."""
     if str(device).startswith("cuda"):
         return None
     return max(1, MACHINE_THREADS // 2) if concurrent else MACHINE_THREADS
@@ -54,10 +44,6 @@ def use_threads(n: int | None) -> None:
         helper = threading.Thread(target=torch.set_num_threads, args=(MACHINE_THREADS,), name="threads-restore")
         helper.start()
         helper.join()
-
-
-def cpu_cores() -> int:
-    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -112,11 +98,6 @@ def verification_samples(model: Any, input_ids: torch.Tensor, ids: torch.Tensor,
     return ones, slopes
 
 
-def _measure_verify(model: Any, input_ids: torch.Tensor, k: int, repeats: int) -> VerifyCost:
-    ones, slopes = verification_samples(model, input_ids, input_ids[:, -1:].repeat(1, k + 1), repeats)
-    return VerifyCost(statistics.median(ones), max(0.0, statistics.median(slopes)), k)
-
-
 def verify_cost(model: Any, input_ids: torch.Tensor, threads: int | None, k: int = 8, repeats: int = 3,
                 key: str = "") -> VerifyCost:
     """The verification curve of `model` at this prompt length and thread count (measured once, then cached).
@@ -133,7 +114,9 @@ def verify_cost(model: Any, input_ids: torch.Tensor, threads: int | None, k: int
     def run() -> None:
         use_threads(threads)
         try:
-            box["cost"] = _measure_verify(model, input_ids.to(model.device), k, repeats)
+            ones, slopes = verification_samples(model, input_ids.to(model.device), input_ids[:, -1:].repeat(1, k + 1),
+                                                repeats)
+            box["cost"] = VerifyCost(statistics.median(ones), max(0.0, statistics.median(slopes)), k)
         except BaseException as exc:  # noqa: BLE001 - handed back below
             box["error"] = exc
 

@@ -1,42 +1,32 @@
 """Lossless in distribution: sample many continuations plainly and with the method, and compare (docs/DESIGN.md §5.15).
 
-A lossless method with sampling does not reproduce the baseline's tokens (the random draws differ); its claim is
-that its output has the *distribution* of the target alone. :func:`sampling_check` tests that claim: it loads the
-models once (:func:`~app.race.prepare.prepare`), samples `samples` continuations of `tokens` new tokens with
-plain ``generate()`` (in batches of identical prompts over one shared reading of the prompt) and as many with
-assisted ``generate()`` (batch 1, one call per sample, through the race's own path: private views, the
-cost-aware policy, fresh UAD tokenizers), each call with its own seed, and compares the two samples
-(:mod:`app.race.sampling_stats`).
-
-What is compared. The token at position i depends on the tokens before it, so the conditional distribution
-of position i is not one distribution but one per prefix, and the samples per prefix are few. The honest
-comparison is of the **marginal** distribution at each position (the token at position i, whatever came
-before) and of the **joint** distribution of the first two tokens. If the method is lossless the whole
-sequence has the target's distribution, so every marginal and the joint match; a method that is lossy at any
-position changes that position's marginal (or, rarely, only a dependence that the joint of the first two
-shows). A sequence that ends (end-of-text) before position i counts as the category "ended" there.
+:func:`sampling_check` loads the models once (:func:`~app.race.prepare.prepare`), samples both sides (plain: in
+batches over one shared reading of the prompt; assisted: one generate() call per sample through the race's own
+path), each call with its own seed, and compares every position's marginal distribution and the first two tokens'
+joint one (:mod:`app.race.sampling_stats`); a sequence that ended before position i counts as "ended" there.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import random
 import secrets
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import torch
 
 from ..core.errors import StoppedError
-from ..core.loader import MODEL_CACHE, ModelCache
+from ..core.loader import MODEL_CACHE, ModelCache, Progress
 from ..core.presets import Preset
 from ..core.requests import Limits
 from .distribution_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings,  # noqa: F401 - re-exported
                                   check_work_tokens)
 from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer
-from .prepare import RaceSetup, generate_call, prepare
+from .prepare import RaceSetup, generate_call, prepare, uad_tokenizers
 from .sampling_stats import compare_sequences
 from .tracer import StopOnEvent
 
@@ -46,7 +36,6 @@ PLAIN_BATCH = 64
 ENDED = -1
 #: transformers' top-k when neither the request nor the model's generation config sets one.
 TRANSFORMERS_TOP_K = 50
-Progress = Callable[[str], None]
 
 
 def sampling_preset(preset: Preset, settings: CheckSettings) -> Preset:
@@ -134,8 +123,7 @@ class Sampler:
 
     def plain(self, seeds: Sequence[int]) -> list[tuple[int, ...]]:
         """`samples` plain continuations, up to PLAIN_BATCH per generate() call (one seed per call), all from one
-        reading of the prompt (the plain side is the reference: how it reads the prompt does not change its
-        distribution; the assisted side reads it in every call, as in a race)."""
+        reading of the prompt (the reference side: how it reads the prompt does not change its distribution, §5.15)."""
         out: list[tuple[int, ...]] = []
         model, kwargs = generate_call(self.setup, False, max_new_tokens=self.settings.tokens)
         kwargs, prefix = self._kwargs(kwargs), self.prompt_cache(model)
@@ -154,7 +142,7 @@ class Sampler:
         setup, out = self.setup, []
         threads = None if str(setup.device).startswith("cuda") else torch.get_num_threads()  # the caller's threads
         policies = policy_factory(setup, calibrate(setup, threads), threads)
-        with _tokenizers(setup) as toks:
+        with uad_tokenizers(setup, True) as toks:
             for seed in seeds:
                 self._check_stop("assisted", len(out))
                 model, kwargs = generate_call(setup, True, max_new_tokens=self.settings.tokens, tokenizers=toks)
@@ -168,34 +156,12 @@ class Sampler:
         return out
 
 
-class _tokenizers:
-    """Exclusive tokenizer copies for the assisted calls of a UAD check (None for other methods)."""
-
-    def __init__(self, setup: RaceSetup):
-        self.setup, self.borrowed = setup, None
-
-    def __enter__(self) -> tuple[Any, Any] | None:
-        if not self.setup.args.uses_tokenizers:
-            return None
-        self.borrowed = (self.setup.tokenizers.acquire(), self.setup.assistant_tokenizers.acquire())
-        return self.borrowed
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.borrowed is not None:
-            self.setup.tokenizers.release(self.borrowed[0])
-            self.setup.assistant_tokenizers.release(self.borrowed[1])
-
-
 def call_seeds(seed: int, plain_calls: int, assisted_calls: int) -> tuple[list[int], list[int]]:
     """Distinct seeds for every generate() call, derived from the check's seed (reproducible)."""
-    rng = random.Random(seed)
-    seeds: list[int] = []
-    seen: set[int] = set()
-    while len(seeds) < plain_calls + assisted_calls:
-        s = rng.getrandbits(63)
-        if s not in seen:
-            seen.add(s)
-            seeds.append(s)
+    rng, drawn = random.Random(seed), {}  # a dict keeps the distinct draws in order
+    while len(drawn) < plain_calls + assisted_calls:
+        drawn[rng.getrandbits(63)] = None
+    seeds = list(drawn)
     return seeds[:plain_calls], seeds[plain_calls:]
 
 
@@ -211,7 +177,7 @@ def run_check(setup: RaceSetup, settings: CheckSettings, progress: Progress | No
               stop: Any = None) -> CheckResult:
     """Sample both sides from a prepared (sampling) setup and compare them; see :func:`sampling_check`."""
     seed = settings.seed if settings.seed is not None else secrets.randbits(62)
-    settings = settings.with_seed(seed)
+    settings = dataclasses.replace(settings, seed=seed)
     sampler = Sampler(setup, settings, progress, stop)
     plain_seeds, assisted_seeds = call_seeds(seed, -(-settings.samples // PLAIN_BATCH), settings.samples)
     with torch.inference_mode():

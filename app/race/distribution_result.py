@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,15 +36,10 @@ class CheckSettings:
     top_k: int | None = None
     seed: int | None = None
 
-    def with_seed(self, seed: int) -> "CheckSettings":
-        return dataclasses.replace(self, seed=seed)
-
 
 def verdict_words(verdict: str, samples: int) -> str:
     """The verdict in words."""
-    if verdict == SAME:
-        return f"no difference found at {samples} samples"
-    return "different: this method is lossy"
+    return f"no difference found at {samples} samples" if verdict == SAME else "different: this method is lossy"
 
 
 def _token_text(tokenizer: Any, category: Any) -> str:
@@ -55,10 +49,6 @@ def _token_text(tokenizer: Any, category: Any) -> str:
     if category == -1:
         return "(ended)"
     return tokenizer.decode([int(category)], skip_special_tokens=False, clean_up_tokenization_spaces=False)
-
-
-def _ids(category: Any) -> Any:
-    return list(category) if isinstance(category, tuple) else category
 
 
 def _r(x: float, places: int = 6) -> float:
@@ -130,8 +120,8 @@ class CheckResult:
         return {"label": c.label, "tv_distance": _r(c.tv_distance), "p_value": _r(c.p_value, 8),
                 "min_detectable_tv": _r(c.min_detectable_tv), "level": _r(c.level, 8), "different": c.different,
                 "categories": c.categories,
-                "top": [{"token": _ids(cat), "text": text, "plain": _r(a, 5), "assisted": _r(b, 5)}
-                        for (cat, a, b), text in zip(c.top, texts)]}
+                "top": [{"token": list(cat) if isinstance(cat, tuple) else cat, "text": text, "plain": _r(a, 5),
+                         "assisted": _r(b, 5)} for (cat, a, b), text in zip(c.top, texts)]}
 
     def to_dict(self) -> dict[str, Any]:
         s, joint = self.settings, self.joint

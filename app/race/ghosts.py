@@ -1,11 +1,7 @@
 """Kept plain runs ("ghosts") for the fair race (docs/DESIGN.md §1, the fair race).
 
-A plain run depends only on the target, the encoded prompt and the decoding settings, not on the assisted
-method. So the fair race keeps its recent plain runs in memory: switching methods, or pressing Race again on the
-same prompt, races the assisted side at once against the kept run, which the page replays token by token at its
-recorded times. The key holds exactly what determines a plain run and its timing: the target and its tokenizer,
-dtype, quantization and device map, the device, the torch threads, the prompt's token ids (chat template applied),
-the token budget, and the decoding settings; a sampled run only with its seed (no seed: never kept).
+A plain run depends only on the target, the encoded prompt and the decoding settings, not on the assisted method,
+so the fair race keeps its recent plain runs and races a new assisted side against one (§1 lists the key).
 """
 
 from __future__ import annotations

@@ -1,39 +1,14 @@
-"""The only place that reaches into transformers internals.
+"""The only place that reaches into transformers internals (docs/DESIGN.md §3, §7).
 
-Five things live here:
-
-1. **Draft capture.** transformers streams the n+1 tokens a round keeps through
-   ``streamer.put`` but never says how many tokens were drafted; rejected drafts never reach
-   the streamer. We wrap ``GenerationMixin._get_candidate_generator`` once, process-wide, so
-   that the candidate generator it returns reports every round to the sink bound to the current
-   thread (:class:`bind_tracer`): the drafts and their logits with the drafting time
-   (``get_candidates``), then the target's scores and the number accepted with the verification
-   time (``update_candidate_strategy``, which transformers calls right after each round).
-   Threads without a sink see transformers unchanged.
-2. **Draft length per round.** A bound :class:`DraftPolicy` (app/race/drafting.py) chooses how many
-   tokens each round drafts: it sets ``num_assistant_tokens`` on a model drafter before the
-   round, or keeps a prefix of prompt lookup's proposal. The target verifies what is drafted, so
-   the output does not change.
-3. **Private model views.** :func:`private_view` returns a shallow copy of a model that
-   shares every weight but has its own ``config`` and ``generation_config``. transformers
-   writes run state into those objects (the heuristic draft length into the assistant's
-   generation config; early exit's temporary ``num_hidden_layers`` into the base model's
-   config); a view keeps that state out of the cached model and out of a baseline running
-   at the same time on the same weights. Output-capturing hooks are installed on the
-   original first, so a view never installs them a second time (docs/DESIGN.md §7).
-4. **UAD's drafter probabilities in the right order.** With sampling, transformers 5.24.0 prunes the
-   UAD drafter's LM head to the tokens both vocabularies share, in the order of the drafter tokenizer's
-   ``get_vocab()`` (a hash order), but maps the pruned logits back to target ids in ascending drafter-id
-   order. Each draft then carries another token's probability into the acceptance test, and the output
-   is not the target's distribution (the sampling check, docs/DESIGN.md §5.15, finds it). Every UAD
-   candidate generator gets a ``get_target_logits`` that maps in the pruned head's own order
-   (:func:`fix_uad_logit_order`), whether or not a tracer is bound.
-5. **Gemma 4 drafts with sampling.** The Gemma 4 assistant drafts greedily (argmax) but hands its raw logits to
-   transformers, whose sampling then accepts a draft with probability min(1, p/q) as if it had been sampled from
-   q: drafts the drafter favours are kept too often (the sampling check finds it). A greedy draft is a point
-   mass, for which the right rule is "accept with probability p(draft), else sample from p without it", and
-   that is exactly transformers' rule for drafts without logits (sample the target, keep matching drafts). So
-   with sampling these generators return no logits (:func:`drop_greedy_draft_logits`); greedy runs are unchanged.
+1. **Draft capture** (§3): ``GenerationMixin._get_candidate_generator`` is wrapped once per process, and the
+   generator it returns reports every round to the sink bound to the current thread (:func:`bind_tracer`): the
+   drafts, their logits and the drafting time (``get_candidates``), then the target's scores, the number accepted
+   and the verification time (``update_candidate_strategy``). Threads without a sink see transformers unchanged.
+2. **Draft length per round** (§5.12): a bound :class:`DraftPolicy` (app/race/drafting.py) sets
+   ``num_assistant_tokens`` on a model drafter before the round, or keeps a prefix of prompt lookup's proposal.
+3. **Private model views** (§7): :func:`private_view`.
+4. **UAD's drafter probabilities in the pruned head's order** (§7): :func:`fix_uad_logit_order`.
+5. **Gemma 4's greedy drafts go to sampling without logits** (§7): :func:`drop_greedy_draft_logits`.
 
 ``tests/test_hooks.py`` fails loudly if the pinned transformers changes underneath this.
 """
@@ -43,7 +18,8 @@ from __future__ import annotations
 import copy
 import threading
 import types
-from typing import Any, Protocol
+from contextlib import contextmanager
+from typing import Any, Iterator, Protocol
 
 import torch
 
@@ -83,19 +59,15 @@ _local = threading.local()
 _ORIGINAL = GenerationMixin._get_candidate_generator
 
 
-class bind_tracer:
-    """Context manager: route this thread's rounds to `sink` and let `policy` choose their draft lengths."""
-
-    def __init__(self, sink: DraftSink | None, policy: DraftPolicy | None = None):
-        self.sink, self.policy = sink, policy
-
-    def __enter__(self) -> DraftSink | None:
-        self.previous = (getattr(_local, "sink", None), getattr(_local, "policy", None))
-        _local.sink, _local.policy = self.sink, self.policy
-        return self.sink
-
-    def __exit__(self, *exc: Any) -> None:
-        _local.sink, _local.policy = self.previous
+@contextmanager
+def bind_tracer(sink: DraftSink | None, policy: DraftPolicy | None = None) -> Iterator[DraftSink | None]:
+    """Route this thread's rounds to `sink` and let `policy` choose their draft lengths."""
+    previous = (getattr(_local, "sink", None), getattr(_local, "policy", None))
+    _local.sink, _local.policy = sink, policy
+    try:
+        yield sink
+    finally:
+        _local.sink, _local.policy = previous
 
 
 class _RoundInFlight:
@@ -183,7 +155,7 @@ def _target_logits_in_head_order(translator: Any, assistant_logits: torch.Tensor
 
 def fix_uad_logit_order(generator: Any) -> None:
     """Give a UAD generator's translator the head-order logit mapping (idempotent; no-op for other generators
-    and for translators that did not prune the head). See the module docstring, item 4."""
+    and for translators that did not prune the head; docs/DESIGN.md §7)."""
     translator = getattr(generator, "_atm_translator", None)
     if (translator is None or getattr(translator, "_arena_target_ids", None) is not None
             or not getattr(translator, "assistant_prune_lm_head", False)
@@ -195,7 +167,7 @@ def fix_uad_logit_order(generator: Any) -> None:
 
 
 def drop_greedy_draft_logits(generator: Any) -> None:
-    """With sampling, a Gemma 4 drafter's candidates go to the target without logits (module docstring, item 5)."""
+    """With sampling, a Gemma 4 drafter's candidates go to the target without logits (docs/DESIGN.md §7)."""
     if not isinstance(generator, SinglePositionMultiTokenCandidateGenerator) or not generator.generation_config.do_sample:
         return
     inner = generator.get_candidates

@@ -1,10 +1,6 @@
-"""One race lifecycle for every driver (the Race tab, the API, the CLI, the benchmark, the planner).
-
-:class:`RaceRun` prepares (validate, load, encode), runs a :class:`~app.race.runner.Race` and, in the caller's
-``finally``, :meth:`RaceRun.close` stops a race that has not ended and reaps its workers: a thread joins them
-with a timeout and logs whether they ended. The stop event can be the caller's (the benchmark's Stop), passed
-in, never assigned afterwards. Followers (the Race tab's panes) read :meth:`RaceRun.snapshot`.
-:func:`run_race` is the whole lifecycle in one call.
+"""One race lifecycle for every driver (docs/DESIGN.md §8): :class:`RaceRun` prepares, runs a
+:class:`~app.race.runner.Race` and, in the caller's ``finally``, stops a race that has not ended and reaps its workers;
+:func:`run_race` is the whole lifecycle in one call. A caller's stop event is passed in, never assigned afterwards.
 """
 
 from __future__ import annotations

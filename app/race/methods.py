@@ -1,10 +1,8 @@
-"""The seven assisted-decoding methods: one small class each, in the ``METHODS`` registry.
+"""The seven assisted-decoding methods (docs/DESIGN.md §2): one small class each, in the ``METHODS`` registry.
 
-A method checks a preset (before any model is loaded), checks the loaded models, and turns
-the preset into the extra ``generate()`` arguments of the assisted run (:class:`GenerateArgs`).
-Draft-length knobs that transformers reads from the *drafting model's* generation config (the
-knob table's ``drafter_config``) are returned separately (``drafter_config``) so the runner can put
-them on a private view of that model.
+A method checks a preset (before any model is loaded) and the loaded models, and turns the preset into the
+assisted run's extra ``generate()`` arguments (:class:`GenerateArgs`; its ``drafter_config`` goes on a private
+view of the drafting model).
 """
 
 from __future__ import annotations
@@ -72,17 +70,13 @@ class Method:
         if self.needs_assistant and not preset.assistant:
             raise ArenaError(f"The {self.id} method needs an assistant model: set assistant (or --assistant).")
         if not self.needs_assistant and preset.assistant:
-            raise ArenaError(
-                f"The {self.id} method drafts without a separate model, but an assistant "
-                f"({preset.assistant}) was given: remove it, or use the drafter method."
-            )
+            raise ArenaError(f"The {self.id} method drafts without a separate model, but an assistant "
+                             f"({preset.assistant}) was given: remove it, or use the drafter method.")
         for knob, value in preset.knobs().items():
             if knob not in self.knobs:
                 users = [m.id for m in METHODS.values() if knob in m.knobs]
-                raise ArenaError(
-                    f"{knob}={value} does not apply to the {self.id} method; it belongs to "
-                    f"{', '.join(users) or 'no method'}. Remove it or switch method."
-                )
+                raise ArenaError(f"{knob}={value} does not apply to the {self.id} method; it belongs to "
+                                 f"{', '.join(users) or 'no method'}. Remove it or switch method.")
         for knob in self.required_knobs:
             if getattr(preset, knob) is None:
                 raise ArenaError(f"The {self.id} method needs {knob}: set it in the preset or with --{knob.replace('_', '-')}.")
@@ -123,11 +117,10 @@ class SameVocabularyDrafter(Method):
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if not _same_vocabulary(target_tok, assistant_tok, target, assistant):
-            raise ArenaError(
-                f"The assistant {preset.assistant} uses a different vocabulary than the target {preset.target} "
-                f"({_text_config(assistant).vocab_size} vs {_text_config(target).vocab_size} tokens): "
-                "use the uad method (universal assisted decoding), which translates between tokenizers."
-            )
+            raise ArenaError(f"The assistant {preset.assistant} uses a different vocabulary than the target "
+                             f"{preset.target} ({_text_config(assistant).vocab_size} vs "
+                             f"{_text_config(target).vocab_size} tokens): use the uad method (universal assisted "
+                             "decoding), which translates between tokenizers.")
 
 
 class Drafter(SameVocabularyDrafter):
@@ -182,10 +175,8 @@ class LayerSkip(Method):
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         layers = _text_config(target).num_hidden_layers
         if preset.assistant_early_exit >= layers:
-            raise ArenaError(
-                f"assistant_early_exit={preset.assistant_early_exit} must be below the target's layer count "
-                f"({layers}): pick an exit layer between 1 and {layers - 1}."
-            )
+            raise ArenaError(f"assistant_early_exit={preset.assistant_early_exit} must be below the target's layer "
+                             f"count ({layers}): pick an exit layer between 1 and {layers - 1}.")
 
     def generate_args(self, preset):
         args = super().generate_args(preset)
@@ -203,11 +194,9 @@ class GlmMtp(Method):
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         layers = getattr(_text_config(target), "num_mtp_layers", None) or 0
         if type(target).__name__.startswith("Glm") is False or layers < 1:
-            raise ArenaError(
-                f"{preset.target} has no multi-token-prediction layers (num_mtp_layers={layers}, "
-                f"class {type(target).__name__}): use_mtp needs a checkpoint that ships them, such as "
-                "zai-org/GLM-4.5-Air; for other models use drafter or prompt-lookup."
-            )
+            raise ArenaError(f"{preset.target} has no multi-token-prediction layers (num_mtp_layers={layers}, "
+                             f"class {type(target).__name__}): use_mtp needs a checkpoint that ships them, such as "
+                             "zai-org/GLM-4.5-Air; for other models use drafter or prompt-lookup.")
 
     def explain(self, exc):
         text = str(exc)
@@ -232,15 +221,12 @@ class GemmaDrafter(Method):
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if not type(assistant).__name__.startswith(("Gemma4Assistant", "Gemma4UnifiedAssistant")):
-            raise ArenaError(
-                f"{preset.assistant} is a {type(assistant).__name__}, not a Gemma 4 assistant checkpoint "
-                "(e.g. google/gemma-4-E4B-it-assistant); for an ordinary small model use the drafter method."
-            )
+            raise ArenaError(f"{preset.assistant} is a {type(assistant).__name__}, not a Gemma 4 assistant "
+                             "checkpoint (e.g. google/gemma-4-E4B-it-assistant); for an ordinary small model use the "
+                             "drafter method.")
         if not type(target).__name__.startswith(("Gemma4", "Gemma3n")):
-            raise ArenaError(
-                f"A Gemma 4 assistant needs a Gemma 4 (or Gemma 3n) target that shares its KV states; "
-                f"{preset.target} is a {type(target).__name__}."
-            )
+            raise ArenaError(f"A Gemma 4 assistant needs a Gemma 4 (or Gemma 3n) target that shares its KV states; "
+                             f"{preset.target} is a {type(target).__name__}.")
 
 
 class UniversalAssisted(Method):
@@ -254,10 +240,8 @@ class UniversalAssisted(Method):
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if _text_config(target).vocab_size == _text_config(assistant).vocab_size:
-            raise ArenaError(
-                f"{preset.target} and {preset.assistant} have the same vocabulary size: they share a tokenizer, "
-                "so use the drafter method (uad is for drafters with a different tokenizer)."
-            )
+            raise ArenaError(f"{preset.target} and {preset.assistant} have the same vocabulary size: they share a "
+                             "tokenizer, so use the drafter method (uad is for drafters with a different tokenizer).")
 
     def generate_args(self, preset):
         args = super().generate_args(preset)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
@@ -52,13 +53,11 @@ def encode_prompt(tokenizer: Any, prompt: str, chat_template: bool) -> dict[str,
     return {"input_ids": enc["input_ids"], "attention_mask": enc.get("attention_mask", torch.ones_like(enc["input_ids"]))}
 
 
-def check_prompt(prompt: Any, limits: Limits) -> str:
+def check_prompt(prompt: Any) -> str:
     """A single non-empty prompt, or a clear error."""
     if isinstance(prompt, (list, tuple)):
-        raise ArenaError(
-            "Assisted generation runs one prompt at a time (batch size 1): "
-            "race the prompts one after another instead of as a batch."
-        )
+        raise ArenaError("Assisted generation runs one prompt at a time (batch size 1): "
+                         "race the prompts one after another instead of as a batch.")
     if not isinstance(prompt, str) or not prompt.strip():
         raise ArenaError("The prompt is empty: type some text to continue or a question to answer.")
     return prompt
@@ -71,7 +70,7 @@ def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MOD
     limits: the request's (:class:`~app.core.requests.RaceRequest` ``.limits``); required, so that no way in can
     reach the loader without the server's caps and local-folder rule.
     """
-    prompt = check_prompt(prompt, limits)
+    prompt = check_prompt(prompt)
     if preset.max_new_tokens > limits.max_new_tokens:
         raise ArenaError(f"max_new_tokens={preset.max_new_tokens} is above this server's cap of {limits.max_new_tokens}.")
     method = get_method(preset.method)
@@ -107,17 +106,10 @@ def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None =
     tokenizers: (target, assistant) copies this call may use exclusively (UAD); without them the
     pools' originals are used, which only a single-threaded caller (a script) may do.
     """
-    p = setup.preset
-    pad = setup.tokenizer.pad_token_id
-    if pad is None:
-        pad = setup.tokenizer.eos_token_id
-    kwargs: dict[str, Any] = {
-        "input_ids": setup.input_ids,
-        "attention_mask": setup.attention_mask,
-        "max_new_tokens": max_new_tokens or p.max_new_tokens,
-        "do_sample": p.do_sample,
-        "pad_token_id": pad,
-    }
+    p, tok = setup.preset, setup.tokenizer
+    kwargs: dict[str, Any] = {"input_ids": setup.input_ids, "attention_mask": setup.attention_mask,
+                              "max_new_tokens": max_new_tokens or p.max_new_tokens, "do_sample": p.do_sample,
+                              "pad_token_id": tok.eos_token_id if tok.pad_token_id is None else tok.pad_token_id}
     if p.do_sample:
         kwargs.update(temperature=p.temperature, top_p=p.top_p)
     if not assisted:
@@ -138,3 +130,13 @@ def generate_call(setup: RaceSetup, assisted: bool, max_new_tokens: int | None =
         kwargs["tokenizer"] = copy.copy(target_tok)
         kwargs["assistant_tokenizer"] = copy.copy(assistant_tok)
     return target, kwargs
+
+
+@contextmanager
+def uad_tokenizers(setup: RaceSetup, assisted: bool) -> Iterator[tuple[Any, Any] | None]:
+    """Exclusive (target, assistant) tokenizer copies for an assisted UAD generate() call (None for other calls)."""
+    if not (assisted and setup.args.uses_tokenizers):
+        yield None
+        return
+    with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
+        yield target_tok, assistant_tok

@@ -1,9 +1,7 @@
-"""The race: baseline and assisted generate() in worker threads, streaming typed events.
+"""The race: baseline and assisted generate() in worker threads, streaming typed events (docs/DESIGN.md §1, §7).
 
-Concurrent mode starts both sides at once (a show: on a small CPU they share cores).
-Sequential mode warms both up, then runs baseline and assisted one after the other, for
-fair timing. Every worker always ends with a :class:`~app.race.tracer.DoneEvent`; a stop
-signal ends both runs after their current forward pass through a stopping criterion.
+Concurrent mode starts both sides at once (a show); sequential mode warms up, then times the sides one after the
+other. Every worker ends with a :class:`~app.race.tracer.DoneEvent`; a stop ends both after their current forward pass.
 """
 
 from __future__ import annotations
@@ -13,7 +11,6 @@ import logging
 import queue
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -25,7 +22,7 @@ from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
 from .ghosts import GhostCache, KeptRun, ghost_key, kept_from
 from .hooks import bind_tracer
-from .prepare import RaceSetup, generate_call
+from .prepare import RaceSetup, generate_call, uad_tokenizers
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
 from .why import explain
 from .tracer import Detokenizer, DoneEvent, ErrorEvent, Event, RoundEvent, StopOnEvent, TokenEvent, TraceStreamer
@@ -90,29 +87,23 @@ class RaceSnapshot:
 
 
 class Race:
-    """One race between plain and assisted generation of `setup`.
+    """One race between plain and assisted generation of `setup` (docs/DESIGN.md §1, §7).
 
-    sequential: warm up, then time baseline and assisted one after the other.
-    seed: torch seed set before each side when sampling (concurrent sampling shares the global
-    generator between threads, so only sequential sampling runs are reproducible).
-    stop: the event that ends both sides after their current forward pass (a caller's, such as the benchmark's
-    Stop; else the race's own). On a CPU each side of a concurrent race runs on its share of the cores (see
-    costs.side_threads), sequential runs on all of them. A cost-aware schedule gets a fresh policy per generate() call.
-    Followers read :meth:`snapshot`, never the records the reader thread appends to.
-    ghosts: where a sequential race keeps its plain run and finds a kept one (app/race/ghosts.py): with a kept run
-    for the same key, only the assisted side warms up and runs, and the baseline is the kept run (``kept``).
+    sequential: warm up, then time baseline and assisted one after the other. seed: torch seed set before each side
+    when sampling. stop: the event that ends both sides after their current forward pass (a caller's, else the
+    race's own). Threads per side: costs.side_threads. A cost-aware schedule gets a fresh policy per generate() call.
+    Followers read :meth:`snapshot`, never the records the reader thread appends to. ghosts: where a sequential race
+    keeps its plain run; with a kept run for the same key only the assisted side warms up and runs, and the baseline
+    is the kept run (``kept``).
     """
 
     def __init__(self, setup: RaceSetup, sequential: bool = False, seed: int | None = None,
                  stop: threading.Event | None = None, ghosts: GhostCache | None = None):
         self.setup = setup
         self.ghosts, self.kept, self._ghost_key = ghosts, None, None
-        self.sequential = sequential
-        self.seed = seed
+        self.sequential, self.seed = sequential, seed
         self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
-        self._policies = None
-        self.policy = None
-        self.verify_cost = None
+        self._policies = self.policy = self.verify_cost = None
         self.stop_event = stop if stop is not None else threading.Event()
         self.events_queue: queue.Queue[Event] = queue.Queue()
         self.threads: list[threading.Thread] = []
@@ -126,16 +117,6 @@ class Race:
         self._special_ids = frozenset(getattr(tok, "all_special_ids", ()) or ())
 
     # ----- workers -------------------------------------------------------------------
-    @contextmanager
-    def _tokenizers_for(self, assisted: bool) -> Iterator[tuple[Any, Any] | None]:
-        """Exclusive tokenizer copies for a UAD generate() call (None for other calls)."""
-        setup = self.setup
-        if not (assisted and setup.args.uses_tokenizers):
-            yield None
-            return
-        with setup.tokenizers.borrow() as target_tok, setup.assistant_tokenizers.borrow() as assistant_tok:
-            yield target_tok, assistant_tok
-
     def _drafts(self, assisted: bool) -> tuple[Any, bool]:
         """(a fresh policy for the assisted side, whether this side runs transformers' assisted generation): a
         policy that knows drafting cannot pay here decodes plainly (docs/DESIGN.md §5.12)."""
@@ -148,18 +129,11 @@ class Race:
         self.policy = policy if assisted else self.policy
         streamer = TraceStreamer(side, assisted, self.events_queue.put, undrafted=assisted and not drafting)
         self.streamers[side] = streamer
-        start = time.perf_counter()
         try:
             use_threads(self.threads_per_side)
-            with self._tokenizers_for(drafting) as toks:
-                model, kwargs = generate_call(self.setup, drafting, tokenizers=toks)
-                kwargs["streamer"] = streamer
-                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-                if self.seed is not None:
-                    torch.manual_seed(self.seed)
-                with bind_tracer(streamer if drafting else None, policy if drafting else None), torch.inference_mode():
-                    start = streamer.start = time.perf_counter()
-                    model.generate(**kwargs)
+            if self.seed is not None:
+                torch.manual_seed(self.seed)
+            self._generate(policy, drafting, streamer)
         except BaseException as exc:  # reported to the reader; the worker never dies silently
             message, expected = describe_error(exc, self.setup)
             if not expected:
@@ -168,19 +142,25 @@ class Race:
             if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
         finally:
-            self.events_queue.put(DoneEvent(side, time.perf_counter() - start, self.stop_event.is_set()))
+            self.events_queue.put(DoneEvent(side, time.perf_counter() - streamer.start, self.stop_event.is_set()))
+
+    def _generate(self, policy: Any, drafting: bool, streamer: TraceStreamer | None = None, **limits: Any) -> None:
+        """One generate() call that the race's stop event ends; a drafting call is traced to `streamer` and its
+        rounds' lengths chosen by `policy`. The streamer's clock starts right before generate()."""
+        with uad_tokenizers(self.setup, drafting) as toks:
+            model, kwargs = generate_call(self.setup, drafting, tokenizers=toks, **limits)
+            kwargs.update(streamer=streamer, stopping_criteria=[StopOnEvent(self.stop_event)])
+            with bind_tracer(streamer if drafting else None, policy if drafting else None), torch.inference_mode():
+                if streamer is not None:
+                    streamer.start = time.perf_counter()
+                model.generate(**kwargs)
 
     def _warm_up(self) -> None:
         use_threads(MACHINE_THREADS if not self.threads_per_side else self.threads_per_side)
         for assisted in (False, True)[1 if self.kept is not None else 0:]:
             if self.stop_event.is_set():
                 return
-            policy, drafting = self._drafts(assisted)
-            with self._tokenizers_for(drafting) as toks:
-                model, kwargs = generate_call(self.setup, drafting, max_new_tokens=WARMUP_TOKENS, tokenizers=toks)
-                kwargs["stopping_criteria"] = [StopOnEvent(self.stop_event)]
-                with bind_tracer(None, policy if drafting else None), torch.inference_mode():
-                    model.generate(**kwargs)
+            self._generate(*self._drafts(assisted), max_new_tokens=WARMUP_TOKENS)
 
     def _run_sequential(self) -> None:
         try:
@@ -226,18 +206,6 @@ class Race:
         """Ask both sides to end after their current forward pass."""
         self.stop_event.set()
 
-    def elapsed(self, side: str) -> float | None:
-        """Seconds since `side`'s generate() started (its final time once done); None before it starts."""
-        rec = self.records[side]
-        if rec.done:
-            return rec.seconds
-        streamer = self.streamers.get(side)
-        return None if streamer is None else time.perf_counter() - streamer.start
-
-    def side_started(self, side: str) -> bool:
-        """Whether `side`'s worker has begun (its streamer exists)."""
-        return side in self.streamers
-
     @property
     def kept_at(self) -> float | None:
         """When the kept plain run this race used was recorded (seconds since the epoch); None: plain ran now."""
@@ -253,13 +221,15 @@ class Race:
         return any(t.is_alive() for t in self.threads)
 
     def snapshot(self) -> "RaceSnapshot":
-        """What the race has produced so far, copied (safe to read while the reader thread appends)."""
+        """What the race has produced so far, copied (safe to read while the reader thread appends). A side has
+        started once its streamer exists; its elapsed time runs from its generate()'s start to its final time."""
         sides = {}
         for side, rec in self.records.items():
             n = min(len(rec.tokens), len(rec.token_times))  # the reader appends a token, then its time
+            streamer = self.streamers.get(side)
+            elapsed = rec.seconds if rec.done else None if streamer is None else time.perf_counter() - streamer.start
             sides[side] = SideSnapshot(tuple(rec.tokens[:n]), tuple(rec.rounds), tuple(rec.token_times[:n]), rec.ttft,
-                                       rec.seconds, rec.error, rec.done, rec.stopped, self.side_started(side),
-                                       self.elapsed(side))
+                                       rec.seconds, rec.error, rec.done, rec.stopped, streamer is not None, elapsed)
         return RaceSnapshot(self.sequential, sides, self.kept_at)
 
     def join(self, timeout: float | None = None) -> bool:
@@ -267,7 +237,7 @@ class Race:
         deadline = None if timeout is None else time.monotonic() + timeout
         for t in self.threads:
             t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return not any(t.is_alive() for t in self.threads)
+        return not self.alive()
 
     # ----- reader ------------------------------------------------------------------------
     def _record(self, event: Event) -> None:
@@ -303,14 +273,10 @@ class Race:
         self.start()
         try:
             yield from self._drain(poll, timeout)
-        finally:
-            self._release_reader_tokenizer()
-
-    def _release_reader_tokenizer(self) -> None:
-        """Give the reader's tokenizer back to the pool once nothing will decode any more."""
-        if not self._reader_tokenizer_released and all(r.done for r in self.records.values()):
-            self._reader_tokenizer_released = True
-            self.setup.tokenizers.release(self._tokenizer)
+        finally:  # the reader's tokenizer goes back to the pool once nothing will decode any more
+            if not self._reader_tokenizer_released and self.done:
+                self._reader_tokenizer_released = True
+                self.setup.tokenizers.release(self._tokenizer)
 
     def _drain(self, poll: float, timeout: float | None) -> Iterator[Event]:
         last = time.monotonic()
@@ -344,17 +310,13 @@ class Race:
                 "token_texts": [t.text for t in rec.tokens]}
 
     def _assisted(self) -> AssistedResult:
-        rec, args = self.records["assisted"], self.setup.args
+        rec, args, policy = self.records["assisted"], self.setup.args, self.policy
         schedule = args.draft_policy or args.drafter_config.get("num_assistant_tokens_schedule")
+        # rounds the cost-aware schedule drafted nothing in (every round of a side that decoded plainly)
+        skipped = 0 if policy is None else len(rec.rounds) if policy.plain else policy.rounds_skipped
         return AssistedResult(**self._side("assisted"), tokens=[dataclasses.replace(t) for t in rec.tokens],
                               rounds=[dataclasses.replace(r) for r in rec.rounds], draft_policy=schedule,
-                              skipped_rounds=self._skipped(rec))
-
-    def _skipped(self, rec: SideRecord) -> int:
-        """Rounds the cost-aware schedule drafted nothing in (every round of a side that decoded plainly)."""
-        if self.policy is None:
-            return 0
-        return len(rec.rounds) if self.policy.plain else self.policy.rounds_skipped
+                              skipped_rounds=skipped)
 
     def result(self) -> RaceResult:
         """The race so far as a :class:`RaceResult` (its ``to_dict()`` is the JSON contract), with its explanation."""

@@ -1,31 +1,14 @@
-"""Two-sample statistics of the sampling check (docs/DESIGN.md §5.15): total variation distance, a
-permutation test that suits sparse categories, the smallest difference a check of this size can see.
+"""Two-sample statistics of the sampling check (docs/DESIGN.md §5.15): total variation distance, a permutation test
+that suits sparse categories, and the smallest difference a check of this size can see. Pure numpy, no models.
 
-Pure numpy, no models. Each comparison gets two samples of categories (token ids at one position, or
-pairs of ids for the first two tokens):
-
-- **Categories.** A token seen fewer than :data:`MIN_COUNT` times in both samples together is pooled
-  into one "other" category, so the hundreds of tokens each seen once do not fill the statistic with
-  noise (the pooling depends only on the combined sample, so the permutation test stays exact).
-- **Statistic.** The total variation distance between the two empirical distributions over those
-  categories, TV = 1/2 sum |a(x) - b(x)|, from 0 (same shares) to 1 (no overlap).
-- **p-value.** A permutation test: under "same distribution" the labels plain/assisted are exchangeable,
-  so the pooled sample is split at random many times and the p-value is the share of splits whose TV is
-  at least the observed one, (1 + hits) / (1 + splits). A random split's counts are one draw of a
-  multivariate hypergeometric distribution, drawn directly. The generator is seeded from the check's
-  seed and the comparison's index: the same samples always give the same p-value.
-- **Verdict.** Several comparisons are tested at once (each position and the joint of the first two), so
-  each is tested at ALPHA / (number of comparisons) (Bonferroni): the chance that a lossless method is
-  called "different" is at most ALPHA.
-- **Minimum detectable TV.** The critical value c: the TV that random splits exceed with probability
-  at most the per-comparison level. Any observed TV above c is a detection. A true difference of at least
-  c is found about half the time or more: TV is convex, so the observed TV is on average at least the
-  true one (Jensen); a true difference below c mostly hides in the noise of N samples.
+Rare tokens are pooled into one "other" category, so the hundreds seen once do not fill the statistic with noise;
+the pooling depends only on the combined sample, so the permutation test stays exact.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Hashable, Sequence
 
@@ -67,15 +50,10 @@ class Comparison:
 def pooled_codes(a: Sequence[Hashable], b: Sequence[Hashable], min_count: int = MIN_COUNT
                  ) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """Integer codes of `a` and `b` over shared categories (rare ones pooled as OTHER) and the category names."""
-    counts: dict[Hashable, int] = {}
-    for x in (*a, *b):
-        counts[x] = counts.get(x, 0) + 1
+    counts = Counter((*a, *b))
     kept = sorted((x for x, n in counts.items() if n >= min_count), key=lambda x: (-counts[x], str(x)))
-    names: list[Any] = list(kept)
-    index = {x: i for i, x in enumerate(kept)}
-    if len(kept) < len(counts):
-        names.append(OTHER)
-    other = len(kept)
+    names: list[Any] = kept + ([OTHER] if len(kept) < len(counts) else [])
+    index, other = {x: i for i, x in enumerate(kept)}, len(kept)
     code = lambda xs: np.array([index.get(x, other) for x in xs], dtype=np.int64)  # noqa: E731
     return code(a), code(b), names
 

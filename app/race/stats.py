@@ -26,16 +26,10 @@ def mean_accepted_length(rounds: Iterable[Any]) -> float:
 def position_counts(rounds: Iterable[Any]) -> tuple[list[int], list[int]]:
     """(drafted, accepted) per draft position: a round that drafted d and accepted n counts at positions 1..d
     and 1..n (docs/DESIGN.md §3); item i is position i + 1. The race's why panel and the benchmark both use it."""
-    drafted: list[int] = []
-    accepted: list[int] = []
-    for r in rounds:
-        if r.drafted > len(drafted):
-            drafted += [0] * (r.drafted - len(drafted))
-            accepted += [0] * (r.drafted - len(accepted))
-        for i in range(r.drafted):
-            drafted[i] += 1
-            accepted[i] += i < r.accepted
-    return drafted, accepted
+    rounds = list(rounds)
+    positions = range(max((r.drafted for r in rounds), default=0))
+    return ([sum(r.drafted > i for r in rounds) for i in positions],
+            [sum(min(r.accepted, r.drafted) > i for r in rounds) for i in positions])
 
 
 def acceptance_by_position(rounds: Iterable[Any]) -> list[float]:

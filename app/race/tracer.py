@@ -1,14 +1,9 @@
 """Per-token status and per-round records (docs/DESIGN.md §3), captured during generate().
 
-:class:`TraceStreamer` is both the ``streamer`` given to ``generate()`` and the sink that
-:mod:`app.race.hooks` reports each round to: the drafts (with the drafter's logits and the drafting
-time) before verification, then the target's scores, the number accepted and the verification time
-right after. The hot path appends integers, reads a few probabilities and pushes small event objects;
+:class:`TraceStreamer` is both the ``streamer`` given to ``generate()`` and the sink :mod:`app.race.hooks` reports
+each round to. An assisted round's tokens are emitted once the round is verified, each with the target's
+probability and, for a model drafter, the drafter's (§4.2). The hot path appends integers and pushes small events;
 turning ids into text happens in the reader (:class:`Detokenizer`).
-
-An assisted round's tokens are emitted once the round is verified (transformers calls the sink right
-after ``streamer.put``), so each token carries the target's probability for it and, for a model
-drafter, the drafter's; a resampled token's round carries the rejected draft's two probabilities.
 """
 
 from __future__ import annotations
@@ -22,7 +17,6 @@ from transformers import StoppingCriteria
 from transformers.generation.streamers import BaseStreamer
 
 ACCEPTED, RESAMPLED, BONUS, TARGET = "accepted", "resampled", "bonus", "target"
-STATUSES = (ACCEPTED, RESAMPLED, BONUS, TARGET)
 
 
 @dataclass(frozen=True)
@@ -74,13 +68,9 @@ Event = TokenEvent | RoundEvent | ErrorEvent | DoneEvent
 
 
 def round_statuses(drafts: list[int], kept: list[int]) -> tuple[list[str], int]:
-    """(statuses of the kept tokens, drafts accepted) for a round that drafted `drafts` and kept `kept`.
-
-    The first n kept tokens are drafts the target accepted; the last is the target's own: 'bonus' if
-    every draft was accepted, 'resampled' if one was rejected, 'target' if nothing was drafted. A round
-    that transformers cut at the length limit or an end-of-text token keeps drafts only: its last token
-    equals the draft at that position, so it is accepted too.
-    """
+    """(statuses of the kept tokens, drafts accepted) for a round that drafted `drafts` and kept `kept` (docs/DESIGN.md
+    §3): the first n kept tokens are accepted drafts, the last is the target's own, unless the round was cut at the
+    length limit or an end-of-text token, where its last token equals the draft there and is accepted too (§4.2)."""
     if not drafts:
         return [TARGET] * len(kept), 0
     accepted = len(kept) - 1
@@ -125,7 +115,6 @@ class TraceStreamer(BaseStreamer):
         self._put_at = 0.0
         self.emit = emit
         self.token_ids: list[int] = []
-        self.statuses: list[str] = []
         self.rounds: list[RawRound] = []
         self.start = time.perf_counter()
         self._drafts: list[int] = []
@@ -178,7 +167,6 @@ class TraceStreamer(BaseStreamer):
     def _record(self, ids: list[int], statuses: list[str], t: float, p_target: list[float], p_draft: list[float]) -> None:
         first = len(self.token_ids)
         self.token_ids.extend(ids)
-        self.statuses.extend(statuses)
         if self.emit is None:
             return
         for i, (tid, status) in enumerate(zip(ids, statuses)):

@@ -1,10 +1,5 @@
-"""Why a race came out as it did: measured costs, the break-even acceptance, and one sentence (docs/DESIGN.md §5).
-
-From a finished race alone (no extra runs): the target's step time (the baseline's time per token),
-the cost ratio c (drafting seconds per drafted token over one step), the verification slope (the extra
-share of a step each verified draft costs, fitted on the rounds), where the assisted time went, and
-the acceptance rate above which drafting pays at the race's own draft length. The verdict says what
-happened and what to try.
+"""Why a race came out as it did, from the finished race alone: measured costs, the break-even acceptance, and a
+verdict saying what happened and what to try (docs/DESIGN.md §5.13).
 """
 
 from __future__ import annotations
@@ -85,7 +80,7 @@ def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
         best = best_gamma(min(alpha, 0.999), c + slope)[0]
     why = Why(step, c, slope, gamma, alpha, a.acceptance_rate, be, draft_s, verify_s,
               max(0.0, a.seconds - draft_s - verify_s), best, "")
-    why.verdict = verdict(result, why, knobs)
+    why.verdict = f"{_what_happened(result, why)}. {_advice(result, why)}"  # what happened, then what to try
     return why
 
 
@@ -153,9 +148,3 @@ def _advice(result: Any, why: Why) -> str:
     if a.draft_policy == "cost-aware" and drafted < len(a.rounds):
         tip += f" The cost-aware schedule drafted in only {drafted} of {len(a.rounds)} rounds, which kept the loss small."
     return tip
-
-
-def verdict(result: Any, why: Why, knobs: dict[str, Any]) -> str:
-    """Two or three sentences: what happened (acceptance against the break-even on this hardware), then what to
-    try."""
-    return f"{_what_happened(result, why)}. {_advice(result, why)}"
