@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import re
 from typing import Any
 
 import gradio as gr
 
 from ..core.errors import ArenaError
+from .html import unexpected_error_text
 
+log = logging.getLogger("app.ui")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -44,6 +47,16 @@ def _wrap(fn: Any) -> Any:
         except ArenaError as exc:
             raise gr.Error(str(exc), print_exception=False) from None
     return call
+
+
+def failure_text(error: BaseException, what: str = "run") -> str:
+    """The one line a user sees for a failed run: an ArenaError's own (also shown as a warning), else a bug's (its
+    traceback goes to the server log as "`what` failed")."""
+    if isinstance(error, ArenaError):
+        gr.Warning(str(error))
+        return str(error)
+    log.error("%s failed", what, exc_info=error)
+    return unexpected_error_text(error)
 
 
 def _one_line(component: Any, error: BaseException) -> str:

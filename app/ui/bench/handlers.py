@@ -9,7 +9,6 @@ summarised and offered as downloads like a full run.
 
 from __future__ import annotations
 
-import logging
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -24,11 +23,10 @@ from ...bench.suite import categories_of, load_suite
 from ...core.errors import ArenaError
 from ..config import UIConfig
 from ..exports import unique_stem
-from ..html import status_html, unexpected_error_text
+from ..boundary import failure_text
+from ..html import status_html
 from ..streaming import run_streaming
 from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
-
-log = logging.getLogger("app.ui")
 
 TICK = 0.5  # seconds between two frames while the benchmark runs
 
@@ -110,8 +108,7 @@ class BenchHandlers:
             self.config.limits.check_work(bench.work_tokens, "benchmark", "fewer presets, prompts, repeats or tokens, "
                                           "or `python -m app bench` for a long run")
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield {self.ui.status: status_html(str(exc), "error")}
+            yield {self.ui.status: status_html(failure_text(exc), "error")}
             return
         state.bench, state.progress = bench, None
         yield {**self.cleared(), self.ui.status: progress_html(None, bench.total, 0.0), **self.buttons(True)}
@@ -151,12 +148,10 @@ class BenchHandlers:
 
     def _failed(self, bench: Bench, error: Exception) -> dict:
         """An error is shown as an error; the finished races stay on screen but are not offered as a result."""
+        text = failure_text(error, "benchmark")
         if isinstance(error, ArenaError):
-            gr.Warning(str(error))
-            text = f"{error} ({len(bench.rows)} races had finished; nothing was written.)"
-            return {self.ui.status: status_html(text, "error")}
-        log.error("benchmark failed", exc_info=error)
-        return {self.ui.status: status_html(unexpected_error_text(error), "error")}
+            text += f" ({len(bench.rows)} races had finished; nothing was written.)"
+        return {self.ui.status: status_html(text, "error")}
 
     def stop(self, state: BenchState) -> dict:
         """Stop button: the race in flight ends after its current forward pass; finished races are kept."""

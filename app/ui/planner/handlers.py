@@ -25,7 +25,8 @@ from ...planner.request import calculator_numbers, plan_options, plan_prompts
 from ...race.methods import get_method
 from ..config import UIConfig
 from ..exports import unique_stem
-from ..html import status_html, unexpected_error_text
+from ..boundary import failure_text
+from ..html import status_html
 from ..keepalive import in_background
 from ..streaming import run_streaming
 from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
@@ -106,8 +107,7 @@ class PlannerHandlers:
         try:
             plan = calculator(alpha, c, plan_options(24.0, 4096, "bfloat16", prices, hours))
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            return self.status(str(exc), "error")
+            return self.status(failure_text(exc), "error")
         return self.report(plan, status_html(f"Calculated for alpha {plan['alpha']:g}, c {plan['c']:g}: best gamma "
                                              f"{plan['best_gamma']} \u2192 {plan['predicted_speedup']:.2f}x.", "ok"))
 
@@ -129,8 +129,7 @@ class PlannerHandlers:
             preset = self.preset_for(preset_id, target, assistant, options)
             prompt_list = plan_prompts(prompts, preset, options.limits)
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield self.status(str(exc), "error")
+            yield self.status(failure_text(exc), "error")
             return
         yield from self.measure_preset(state, preset, prompt_list, options)
 
@@ -167,11 +166,7 @@ class PlannerHandlers:
     def _measure_failed(self, state: PlanState, error: Exception) -> dict:
         if isinstance(error, PlanCancelled) or state.cancel.is_set():
             return self.status("Stopped: nothing was planned. Press Measure and plan to start again.")
-        if isinstance(error, ArenaError):
-            gr.Warning(str(error))
-            return self.status(str(error), "error")
-        log.error("planner failed", exc_info=error)
-        return self.status(unexpected_error_text(error), "error")
+        return self.status(failure_text(error, "planner"), "error")
 
     def plan_stop(self, state: PlanState) -> dict:
         """Stop button: the measuring ends at its next step (a forward pass or a race already running finishes)."""

@@ -3,7 +3,6 @@ engine's :class:`~app.race.lifecycle.RaceRun`, rendered from its snapshot every 
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from typing import Any, Iterator
@@ -20,7 +19,8 @@ from ...race.prepare import RaceSetup
 from ...race.result import RaceResult
 from ...race.runner import RaceSnapshot, SideSnapshot
 from ..config import UIConfig
-from ..html import status_html, unexpected_error_text
+from ..boundary import failure_text
+from ..html import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
@@ -29,8 +29,6 @@ from ...render.panes import PaneView, legend_html, pane_html, subtitles
 from .session import Session
 from ...render.figures import rounds_chart_html, stats_html
 from ...render.machine import hardware_html
-
-log = logging.getLogger("app.ui")
 
 #: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
 TICK = 0.15
@@ -241,12 +239,8 @@ class RaceHandlers:
                 return
             live, result = yield from self._run(session, run, setup)
             yield self._finish(session, request, live, result)
-        except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield self._failed(session, str(exc))
-        except Exception as exc:  # a bug: keep serving, say what happened, keep the traceback in the log
-            log.exception("race failed")
-            yield self._failed(session, unexpected_error_text(exc))
+        except Exception as exc:  # a bad request or a bug: keep serving, say what happened in one line
+            yield self._failed(session, failure_text(exc, "race"))
         finally:
             session.active = False
             session.cancel.set()
@@ -291,8 +285,7 @@ class RaceHandlers:
         try:
             tuning = yield from self._tune(session, values)
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield {self.ui.status: status_html(str(exc), "error"), **self.buttons(False)}
+            yield {self.ui.status: status_html(failure_text(exc), "error"), **self.buttons(False)}
             return
         if tuning is None:
             yield {self.ui.status: status_html("Tune stopped: nothing was changed."), **self.buttons(False)}
