@@ -1,11 +1,6 @@
-"""Event functions of the Benchmark tab: a new suite file, Run (streamed as races finish), Stop.
-
-Handlers return ``{component: value}`` for the tab's components (``ui``, built in tab.py). Run checks every
-input first (one clear line for a bad one), then runs :class:`app.bench.runner.Bench` in a worker thread
-through :func:`app.ui.streaming.run_streaming`: a frame every TICK seconds, the leaderboard and plots
-redrawn whenever a race has finished. Stop ends the race in flight and keeps the finished ones, which are
-summarised and offered as downloads like a full run.
-"""
+"""Event functions of the Benchmark tab (``{component: value}`` for tab.py's components): a new suite file, Run
+(every input checked first, then the leaderboard and plots redrawn as races finish), Stop (the finished races are
+kept, summarised and offered as downloads like a full run)."""
 
 from __future__ import annotations
 

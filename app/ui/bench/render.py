@@ -1,9 +1,5 @@
-"""HTML of the Benchmark tab (pure functions, no gradio): progress, the leaderboard, the plots, every race.
-
-The leaderboard shows the same cells as summary.md (app.bench.summary): median speedup with its min-max
-spread, the best preset per category marked, a loss (< 1x) shown as one. Plots are the SVG files the run
-writes (app.bench.plots), embedded inline.
-"""
+"""HTML of the Benchmark tab (pure functions, no gradio): progress, the leaderboard (summary.md's cells,
+docs/DESIGN.md §4.4), the plots (the run's SVG files, inline), every race."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Event functions of the Planner tab: the calculator, measuring a model pair, Stop, the /plan API.
-
-Handlers return ``{component: value}`` for the tab's components (``ui``, built in tab.py).
-:meth:`PlannerHandlers.plan_measure` runs ``plan_for_preset`` in a worker thread through
-:func:`app.ui.streaming.run_streaming`, streaming its progress lines; Stop ends it at the next
-step. No ``from __future__ import annotations``: ``gr.api`` reads the endpoint's annotations at
-runtime.
-"""
+"""Event functions of the Planner tab (``{component: value}`` for tab.py's components): the calculator, measuring a
+model pair, Stop, the /plan API. No ``from __future__ import annotations``: ``gr.api`` reads the endpoint's
+annotations at runtime."""
 
 import json
 import logging

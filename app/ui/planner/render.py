@@ -1,8 +1,5 @@
-"""HTML of the Planner tab: pure functions of a plan dict (see app/planner/plan.py).
-
-Nothing here imports gradio or loads a model. Every text that comes from a user, a model or a
-preset is escaped with :func:`app.render.html.esc`. Numbers follow the CLI (app/planner/report.py).
-"""
+"""HTML of the Planner tab: pure functions of a plan dict (app/planner/plan.py), no gradio; every text from a user,
+a model or a preset is escaped, and numbers read as the CLI's (app/planner/report.py)."""
 
 from __future__ import annotations
 

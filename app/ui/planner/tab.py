@@ -1,9 +1,5 @@
-"""The Planner tab: measure alpha and c on a model pair, or type them in; best gamma, memory, cost.
-
-Built from small section builders inside an open ``gr.Tab``; components are collected on a
-:class:`PlannerUI` namespace that :class:`~app.ui.planner.handlers.PlannerHandlers` returns
-``{component: value}`` for. The formulas are in app/core/theory.py (docs/DESIGN.md §5).
-"""
+"""The Planner tab: measure alpha and c on a model pair, or type them in; best gamma, memory, cost (formulas:
+app/core/theory.py, docs/DESIGN.md §5). Section builders put the components on a :class:`PlannerUI`."""
 
 from __future__ import annotations
 
