@@ -21,7 +21,7 @@ def _clock(seconds: float | None) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def progress_html(progress: Any, total: int, elapsed: float, running: bool = True) -> str:
+def progress_html(progress: Any, total: int, elapsed: float) -> str:
     """A bar with races done of planned, what runs now and the time left (progress: a BenchProgress or None)."""
     done = progress.done if progress is not None else 0
     share = done / total if total else 0.0
@@ -35,8 +35,7 @@ def progress_html(progress: Any, total: int, elapsed: float, running: bool = Tru
     else:
         what = {"done": "Finished", "stopped": "Stopped"}.get(progress.phase, progress.phase)
     eta = f" \u00b7 about {_clock(progress.eta)} left" if progress is not None and progress.eta is not None else ""
-    spin = '<span class="plan-spin"></span>' if running else ""
-    return (f'<div class="bench-progress" role="status">{spin}<b>{esc(what)}</b>'
+    return (f'<div class="bench-progress" role="status"><span class="plan-spin"></span><b>{esc(what)}</b>'
             f'<div class="bench-bar" role="progressbar" aria-valuemin="0" aria-valuemax="{total}" '
             f'aria-valuenow="{done}"><span style="width:{share:.1%}"></span></div>'
             f'<div class="bench-progress-note">{done} of {total} races \u00b7 {_clock(elapsed)} elapsed{esc(eta)}</div></div>')

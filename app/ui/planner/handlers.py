@@ -189,7 +189,6 @@ class PlannerHandlers:
         A generator (see :mod:`app.ui.keepalive`): a measurement runs in a thread, and a cancelled job or a lost
         client stops it at its next step, as Stop does on the page.
         """
-        handlers = self
 
         def plan(preset: str = DEFAULT_PLAN_PRESET, prompts: str = "", alpha: Optional[float] = None,
                  c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
@@ -197,15 +196,13 @@ class PlannerHandlers:
                  gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
             """The planner: alpha/c/best gamma/memory/cost as one dict (the CLI's `plan --json`). With alpha and c:
             the calculator (instant); otherwise measures on the preset's models (prompts: one per line)."""
+            hardware = (gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month)
             try:
                 if alpha is not None or c is not None:
-                    yield calculator(alpha, c, plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
-                                                            hours_per_month))
+                    yield calculator(alpha, c, plan_options(*hardware))
                     return
-                yield (yield from handlers.api_measure(preset, prompts, max_new_tokens, target, assistant,
-                                                       plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
-                                                                    hours_per_month, max_new_tokens,
-                                                                    handlers.config.limits)))
+                options = plan_options(*hardware, max_new_tokens, self.config.limits)
+                yield (yield from self.api_measure(preset, prompts, max_new_tokens, target, assistant, options))
             except ArenaError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
 

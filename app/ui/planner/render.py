@@ -20,14 +20,13 @@ def empty_html(title: str, text: str) -> str:
     return _section(title, f'<div class="plan-empty">{_e(text)}</div>')
 
 
-def progress_html(lines: Sequence[str], elapsed: float | None = None, running: bool = True) -> str:
+def progress_html(lines: Sequence[str], elapsed: float | None = None) -> str:
     """The measuring log: the newest line large, the earlier ones below (at most 8), with seconds elapsed."""
     lines = [str(x) for x in lines if str(x).strip()]
     head = lines[-1] if lines else "Starting"
     clock = f" \u00b7 {elapsed:.0f} s" if elapsed is not None else ""
-    icon = '<span class="plan-spin"></span>' if running else ""
     older = "".join(f"<li>{_e(x)}</li>" for x in lines[-9:-1])
-    return (f'<div class="plan-progress" role="status">{icon}<b>{_e(head)}</b>{_e(clock)}'
+    return (f'<div class="plan-progress" role="status"><span class="plan-spin"></span><b>{_e(head)}</b>{_e(clock)}'
             + (f'<ol class="plan-log">{older}</ol>' if older else "") + "</div>")
 
 

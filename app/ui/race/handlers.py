@@ -42,13 +42,9 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
 
     device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
     gpu = device_name(device) if str(device).startswith("cuda") and torch.cuda.is_available() else None
-    models = []
-    if setup is not None:
-        for role, loaded in (("target", setup.target), ("assistant", setup.assistant)):
-            if loaded is not None:
-                models.append({"role": role, "spec": loaded.spec, "n_params": loaded.n_params,
-                               "weight_bytes": loaded.weight_bytes, "dtype": loaded.dtype,
-                               "device": loaded.device, "load_seconds": loaded.load_seconds})
+    loaded = [] if setup is None else [("target", setup.target), ("assistant", setup.assistant)]
+    models = [{"role": role, "spec": m.spec, "n_params": m.n_params, "weight_bytes": m.weight_bytes, "dtype": m.dtype,
+               "device": m.device, "load_seconds": m.load_seconds} for role, m in loaded if m is not None]
     return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "models": models}
 
@@ -101,9 +97,7 @@ class Live:
     @staticmethod
     def _rate(side: SideSnapshot) -> float | None:
         n, elapsed = len(side.tokens), side.elapsed
-        if elapsed is None or n == 0 or elapsed <= 0:
-            return None
-        return n / max(elapsed, 1e-6)
+        return n / elapsed if n and elapsed is not None and elapsed > 0 else None
 
     @staticmethod
     def _message(phase: str, snap: RaceSnapshot | None) -> str:
@@ -220,8 +214,8 @@ class RaceHandlers:
     def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[dict]:
         session.begin()
         session.active, session.show_rejected, session.run = True, show_rejected, None
-        session.views = (PaneView("baseline", "Baseline", phase="loading"), PaneView("assisted", "Assisted", phase="loading"))
-        views = session.views
+        views = session.views = (PaneView("baseline", "Baseline", phase="loading"),
+                                 PaneView("assisted", "Assisted", phase="loading"))
         try:
             request = request_from_controls(values, self.config.limits)
             run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
