@@ -76,9 +76,7 @@ class UIConfig:
 
     def generation_concurrency(self) -> int:
         """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
-        if self.concurrency_limit is not None:
-            return self.concurrency_limit
-        return 2 if has_gpu() else 1
+        return self.concurrency_limit if self.concurrency_limit is not None else 2 if has_gpu() else 1
 
 
 #: A public page's longest benchmark run (minutes).

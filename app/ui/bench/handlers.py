@@ -37,18 +37,13 @@ class BenchState:
         return BenchState()
 
 
-def _upload(file: Any) -> tuple[str | None, str | None]:
-    """(path, the name the user knows) of an uploaded file; (None, None) for none."""
-    if not file:
-        return None, None
-    path = getattr(file, "name", None) or getattr(file, "path", None) or str(file)
-    return path, getattr(file, "orig_name", None) or Path(path).name
-
-
 def suite_of(file: Any) -> tuple[list, str]:
-    """The uploaded suite (or the built-in one) and its display name."""
-    path, name = _upload(file)
-    return load_suite(path, name), name or "builtin"
+    """The uploaded suite (or the built-in one) and its display name: the name the user knows the file by."""
+    if not file:
+        return load_suite(), "builtin"
+    path = getattr(file, "name", None) or getattr(file, "path", None) or str(file)
+    name = getattr(file, "orig_name", None) or Path(path).name
+    return load_suite(path, name), name
 
 
 class BenchHandlers:

@@ -164,8 +164,7 @@ class RaceHandlers:
     # ----- streaming race --------------------------------------------------------------------------
     def race_click(self, session: Session, show_rejected: bool, mode: Any, *values: Any) -> Iterator[dict]:
         """The Race button: the fair race, or both sides at once, as the mode control says (docs/DESIGN.md §1)."""
-        fair = mode != CONCURRENT
-        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=fair)
+        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), mode != CONCURRENT)
 
     def race_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
         """Both sides at once (the show): they share the machine, so the speedup is not a measurement."""
