@@ -1,8 +1,5 @@
-"""Theme and CSS of the page (passed to ``launch()``, where gradio 6 takes them).
-
-The race itself (panes, token colours, legend, badge, cards, chart) is styled by app.render.style, the sheet the
-replay page uses too; this adds the page around it. Fonts are local or system fonts: nothing is fetched.
-"""
+"""Theme and CSS of the page around the race (gradio 6 takes them at ``launch()``); the race itself is styled by
+app.render.style, the sheet the replay page shares. Fonts are local or system fonts: nothing is fetched."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5).
-
-The check is a gradio ``validator`` (run by ``Queue.push`` before anything is queued) that reads gradio's own queue,
-waiting and running, so a job that ends in any way leaves nothing to release. A visitor is a client address: the
-rightmost public one in ``X-Forwarded-For`` (a client can only prepend entries), so one office shares one slot.
-"""
+"""One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5). The gradio
+``validator`` (run by ``Queue.push``) reads gradio's own queue, so a job that ends in any way leaves nothing to
+release; a visitor's address is the rightmost public one in ``X-Forwarded-For`` (a client can only prepend entries)."""
 
 from __future__ import annotations
 
