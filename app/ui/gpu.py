@@ -80,14 +80,11 @@ def race_stream_duration(sequential: bool) -> Callable[..., int]:
     return duration
 
 
-def race_click_duration() -> Callable[..., int]:
+def race_click_duration(show_rejected: Any = None, mode: Any = None, *values: Any) -> int:
     """Duration of the Race button's event: its inputs after the session are (toggle, mode, *controls)."""
     from .race.controls import CONCURRENT
 
-    def duration(show_rejected: Any = None, mode: Any = None, *values: Any) -> int:
-        return race_stream_duration(mode != CONCURRENT)(show_rejected, *values)
-
-    return duration
+    return race_stream_duration(mode != CONCURRENT)(show_rejected, *values)
 
 
 def endpoint_duration(fn: Callable, seconds: Callable[[str, int, dict], int]) -> Callable[..., int]:

@@ -107,13 +107,15 @@ class PlannerHandlers:
                                              f"{plan['best_gamma']} \u2192 {plan['predicted_speedup']:.2f}x.", "ok"))
 
     # ----- measuring --------------------------------------------------------------------------
-    def preset_for(self, preset_id: Any, target: Any, assistant: Any, options: PlanOptions) -> Preset:
+    def request(self, preset_id: Any, target: Any, assistant: Any, prompts: Any,
+                options: PlanOptions) -> tuple[Preset, list[str]]:
         """The preset with the tab's model overrides and token count, through the one request builder under the
-        server's limits (a local folder is refused unless the server allows them)."""
+        server's limits (a local folder is refused unless the server allows them), and the prompts to measure."""
         changes = {"target": target, **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
         if get_method(get_preset(check_preset_id(preset_id)).method).needs_assistant:
             changes["assistant"] = assistant
-        return build_preset(preset_id, changes, self.config.limits)
+        preset = build_preset(preset_id, changes, self.config.limits)
+        return preset, plan_prompts(prompts, preset, options.limits)
 
     def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,
                      max_new_tokens: Any, gpu_memory: Any, context: Any, dtype: Any, prices: Any,
@@ -121,8 +123,7 @@ class PlannerHandlers:
         """Measure and plan button: stream progress, then the whole report."""
         try:
             options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens, self.config.limits)
-            preset = self.preset_for(preset_id, target, assistant, options)
-            prompt_list = plan_prompts(prompts, preset, options.limits)
+            preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
         except ArenaError as exc:
             yield self.status(failure_text(exc), "error")
             return
@@ -202,19 +203,18 @@ class PlannerHandlers:
                     yield calculator(alpha, c, plan_options(*hardware))
                     return
                 options = plan_options(*hardware, max_new_tokens, self.config.limits)
-                yield (yield from self.api_measure(preset, prompts, max_new_tokens, target, assistant, options))
+                yield (yield from self.api_measure(preset, prompts, target, assistant, options))
             except ArenaError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
 
         return plan
 
-    def api_measure(self, preset_id: Any, prompts: Any, max_new_tokens: Any, target: Any, assistant: Any,
+    def api_measure(self, preset_id: Any, prompts: Any, target: Any, assistant: Any,
                     options: PlanOptions) -> Iterator[None]:
         """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step."""
         from ...planner.plan import plan_for_preset
 
-        preset = self.preset_for(preset_id, target, assistant, options)
-        prompt_list = plan_prompts(prompts, preset, options.limits)
+        preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
         cancel = threading.Event()
 
         def progress(message: str) -> None:

@@ -183,7 +183,7 @@ class RaceTab:
         def stopped(session):  # the last frame when Stop ends a run inside a ZeroGPU worker (app/ui/gpu.py)
             return {**h.buttons(False), u.status: status_html("Stopped.", "info")}
 
-        u.run.click(gpu.stream(h.race_click, gpu.race_click_duration(), outputs, stopped),
+        u.run.click(gpu.stream(h.race_click, gpu.race_click_duration, outputs, stopped),
                     [u.session, u.show_rejected, u.mode, *u.controls()], outputs, **progress, **self.gen)
         u.tune.click(gpu.stream(h.tune_stream, gpu.race_stream_duration(True), tune_outputs, stopped), inputs,
                      tune_outputs, **progress, **self.gen)
