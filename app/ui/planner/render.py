@@ -68,12 +68,10 @@ def headline_html(plan: dict[str, Any]) -> str:
                + (f' + {_e(plan["assistant"])}' if plan.get("assistant") else "")
                + (f' \u00b7 {_e(plan["device"])}' if plan.get("device") else "")
                + (f' \u00b7 {m["prompts"]} prompts x {m["max_new_tokens"]} tokens, greedy' if m else "") + "</div>")
-    hw = plan.get("hardware_adjusted")
     hw_line = ""
-    if hw:
-        s = hw["verify_slope"]
-        hw_line = (f'<div class="plan-hw">On this hardware verifying costs {s["value"]:.3f} of a step per extra token, '
-                   f'so the effective c is {hw["c_effective"]:.4f}: best gamma {hw["best_gamma"]} '
+    if hw := plan.get("hardware_adjusted"):
+        hw_line = (f'<div class="plan-hw">On this hardware verifying costs {hw["verify_slope"]["value"]:.3f} of a step '
+                   f'per extra token, so the effective c is {hw["c_effective"]:.4f}: best gamma {hw["best_gamma"]} '
                    f'({hw["predicted_speedup"]:.2f}x, the dashed curve).</div>')
     mode = "measured" if m else "calculator"
     return (f'<div class="plan-headline">{who}<div class="plan-stats">{"".join(stats)}</div>'
@@ -135,10 +133,6 @@ def check_html(plan: dict[str, Any]) -> str:
     return _section("Predicted vs measured (sequential races)", body, "plan-check")
 
 
-def _gb(x: float) -> str:
-    return f"{x:.3f} GB"
-
-
 def memory_html(plan: dict[str, Any]) -> str:
     """Params, weight bytes, KV per token and at the context, the drafter's share, and whether it fits."""
     mem = plan.get("memory")
@@ -154,7 +148,7 @@ def memory_html(plan: dict[str, Any]) -> str:
 
     rows = [row("layers / KV heads / head dim", lambda x: f"{x['layers']} / {x['kv_heads']} / {x['head_dim']}"),
             row("parameters", lambda x: f"{x['params_billion']:.3f} B"),
-            row(f"weights ({mem['dtype']})", lambda x: _gb(x["weight_gb"])),
+            row(f"weights ({mem['dtype']})", lambda x: f"{x['weight_gb']:.3f} GB"),
             row("KV cache per token", lambda x: f"{x['kv_kib_per_token']:g} KiB"),
             row(f"KV cache at {mem['context_tokens']} tokens", lambda x: f"{x['kv_mib_at_context']:g} MiB")]
     share = (f"drafter share: {mem['drafter_weight_share']:.0%} of the target's weights, "
