@@ -84,11 +84,8 @@ def guard_preprocessing(blocks: gr.Blocks) -> int:
 
 def clean_inputs(blocks: gr.Blocks) -> int:
     """Wrap every (synchronous) event function of `blocks` with :func:`clean`; returns how many were wrapped."""
-    wrapped = 0
-    for block_fn in blocks.fns.values():
-        fn = block_fn.fn
-        if fn is None or inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
-            continue
-        block_fn.fn = _wrap(fn)
-        wrapped += 1
-    return wrapped
+    sync = [b for b in blocks.fns.values()
+            if b.fn is not None and not (inspect.iscoroutinefunction(b.fn) or inspect.isasyncgenfunction(b.fn))]
+    for block_fn in sync:
+        block_fn.fn = _wrap(block_fn.fn)
+    return len(sync)

@@ -101,9 +101,7 @@ def guard_generation(blocks: gr.Blocks) -> int:
             admissions.admit(visitor_key(request), getattr(request, "request", None))
         return [None] * len(inputs)
 
-    guarded = 0
-    for fn in blocks.fns.values():
-        if fn.concurrency_id == GENERATION:
-            fn.validator = one_job_per_visitor
-            guarded += 1
-    return guarded
+    generation = [fn for fn in blocks.fns.values() if fn.concurrency_id == GENERATION]
+    for fn in generation:
+        fn.validator = one_job_per_visitor
+    return len(generation)
