@@ -9,7 +9,6 @@ from typing import Any
 import gradio as gr
 
 from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
-from ...core.presets import load_presets
 from .. import gpu
 from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
@@ -129,7 +128,7 @@ class RaceTab:
 
     def _settings(self) -> None:
         u, initial = self.ui, self.initial
-        u.preset = gr.Dropdown(choices=preset_choices(load_presets()), value=self.config.preset, label="Preset",
+        u.preset = gr.Dropdown(choices=preset_choices(), value=self.config.preset, label="Preset",
                                elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
         u.card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
         self._models()
