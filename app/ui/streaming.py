@@ -12,11 +12,11 @@ Frame = dict[Any, Any]
 
 
 def run_streaming(work: Callable[[], T], frame: Callable[[float], Frame | None], tick: float,
-                  name: str = "ui-work") -> Generator[Frame, None, T]:
+                  name: str = "ui-work", always: bool = False) -> Generator[Frame | None, None, T]:
     """``result = yield from run_streaming(work, frame, tick)``.
 
     Runs `work` in a daemon thread; while it runs, yields ``frame(seconds elapsed)`` every `tick`
-    seconds (a None frame is skipped). Returns what `work` returned, or raises what it raised.
+    seconds (an empty frame is skipped unless `always`). Returns what `work` returned, or raises what it raised.
     """
     box: dict[str, Any] = {}
 
@@ -33,7 +33,7 @@ def run_streaming(work: Callable[[], T], frame: Callable[[float], Frame | None],
         worker.join(tick)
         if worker.is_alive():
             out = frame(time.monotonic() - started)
-            if out:
+            if out or always:
                 yield out
     if "error" in box:
         raise box["error"]
