@@ -336,15 +336,12 @@ class RaceHandlers:
     def preset_changed(self, preset_id: str, prompt: str | None) -> dict:
         """A preset was picked: the card, models, decoding, the method's knobs, examples and prompt."""
         u, s = self.ui, preset_state(preset_id, prompt, self.config.max_new_tokens_cap)
-        out = {u.card: s["card"], u.target: gr.update(value=s["target"]),
-               u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
-               u.chat_template: gr.update(value=s["chat_template"]), u.max_new_tokens: gr.update(value=s["max_new_tokens"]),
-               u.decoding: gr.update(value=s["decoding"]), u.temperature: gr.update(value=s["temperature"]),
-               u.top_p: gr.update(value=s["top_p"]), u.sampling_row: gr.update(visible=s["sampling_visible"]),
-               u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),
-               u.prompt: gr.update(value=s["prompt"])}
-        out.update({u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()})
-        return out
+        values = ("target", "chat_template", "max_new_tokens", "decoding", "temperature", "top_p", "prompt")
+        return {u.card: s["card"], **{getattr(u, name): gr.update(value=s[name]) for name in values},
+                u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
+                u.sampling_row: gr.update(visible=s["sampling_visible"]), u.knobs_box: gr.update(label=s["knobs_label"]),
+                u.examples: gr.update(samples=s["examples"]),
+                **{u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()}}
 
     def page_loaded(self, preset_id: str, prompt: str | None) -> dict:
         """gr.Number cannot start empty (it shows and sends 0), but an update to None empties it: apply the
