@@ -106,7 +106,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python app.py",
         description="The assisted-decoding arena: race plain and assisted generate() in the browser.",
     )
-    # A Hugging Face Space sets GRADIO_SERVER_NAME=0.0.0.0; an explicit flag still wins.
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
                         help="interface to listen on (default 127.0.0.1, or $GRADIO_SERVER_NAME as on a Space; "
                              "0.0.0.0 for the network)")
