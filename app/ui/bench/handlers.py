@@ -12,7 +12,7 @@ import gradio as gr
 
 from ...bench.report import bench_result, write_all
 from ...bench.results import BenchResult
-from ...bench.request import BenchPlan, bench_plan
+from ...bench.request import bench_plan
 from ...bench.runner import Bench, BenchProgress, PresetRacer
 from ...bench.suite import categories_of, load_suite
 from ...core.errors import ArenaError
@@ -65,13 +65,6 @@ class BenchHandlers:
         note = f"{name}: {len(suite)} prompts in {len(cats)} categor{'y' if len(cats) == 1 else 'ies'}."
         return {u.categories: gr.update(choices=cats, value=cats), u.status: status_html(note, "ok")}
 
-    def plan(self, presets: Any, file: Any, categories: Any, split: Any, limit: Any, repeats: Any,
-             max_new_tokens: Any) -> BenchPlan:
-        """The plan the inputs ask for, built under the server's limits; ArenaError with one plain line."""
-        suite, name = suite_of(file)
-        return bench_plan(presets or [], suite, list(categories or []), split, limit, repeats, max_new_tokens,
-                          self.config.limits, suite_name=name)
-
     # ----- frames ---------------------------------------------------------------------------------
     def report(self, result: BenchResult) -> dict:
         u = self.ui
@@ -92,7 +85,9 @@ class BenchHandlers:
             repeats: Any, max_new_tokens: Any) -> Iterator[dict]:
         """Run benchmark button: check the inputs, then stream frames until the last race (or Stop)."""
         try:
-            plan = self.plan(presets, file, categories, split, limit, repeats, max_new_tokens)
+            suite, name = suite_of(file)
+            plan = bench_plan(presets or [], suite, list(categories or []), split, limit, repeats, max_new_tokens,
+                              self.config.limits, suite_name=name)
             bench = Bench(plan, self.racer_factory(self.config.limits), time.perf_counter,
                           lambda p: setattr(state, "progress", p), self.config.bench_seconds)
             self.config.limits.check_work(bench.work_tokens, "benchmark", "fewer presets, prompts, repeats or tokens, "
