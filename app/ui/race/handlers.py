@@ -97,7 +97,7 @@ class Live:
     @staticmethod
     def _rate(side: SideSnapshot) -> float | None:
         n, elapsed = len(side.tokens), side.elapsed
-        return n / elapsed if n and elapsed is not None and elapsed > 0 else None
+        return n / max(elapsed, 1e-6) if n and elapsed is not None and elapsed > 0 else None
 
     @staticmethod
     def _message(phase: str, snap: RaceSnapshot | None) -> str:
