@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, fields
 from typing import Sequence
 
+from ..core.errors import ArenaError
+from ..core.presets import get_preset
 from ..core.requests import LOCAL_WORK_TOKENS, PUBLIC_WORK_TOKENS, Limits
 
 DEFAULT_PRESET = "offline-prompt-lookup"
@@ -146,9 +148,6 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
     """Parse the command line into a :class:`UIConfig` (exits with a usage line on bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ..core.errors import ArenaError
-    from ..core.presets import get_preset
-
     try:
         get_preset(args.preset)
     except ArenaError as exc:
