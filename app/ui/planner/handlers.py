@@ -14,7 +14,7 @@ from ...core.errors import ArenaError
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import build_preset, check_preset_id
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
-from ...planner.plan import PlanOptions, plan_from_numbers
+from ...planner.plan import PlanOptions, plan_for_preset, plan_from_numbers
 from ...planner.report import plan_to_csv
 from ...planner.request import calculator_numbers, plan_options, plan_prompts
 from ...race.methods import get_method
@@ -131,8 +131,6 @@ class PlannerHandlers:
 
     def measure_preset(self, state: PlanState, preset: Preset, prompts: list, options: PlanOptions) -> Iterator[dict]:
         """Run ``plan_for_preset`` in a worker thread; a progress frame every TICK, then the report."""
-        from ...planner.plan import plan_for_preset
-
         state.cancel.clear()
         state.running = True
         lines = [f"Measuring {preset.id}: {len(prompts)} prompt(s), greedy"]
@@ -212,8 +210,6 @@ class PlannerHandlers:
     def api_measure(self, preset_id: Any, prompts: Any, target: Any, assistant: Any,
                     options: PlanOptions) -> Iterator[None]:
         """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step."""
-        from ...planner.plan import plan_for_preset
-
         preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
         cancel = threading.Event()
 

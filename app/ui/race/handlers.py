@@ -11,6 +11,7 @@ import gradio as gr
 
 from ...core.errors import ArenaError
 from ...core.machine import device_name
+from ...core.presets import get_preset
 from ...core.requests import RaceRequest, check_preset_id
 from ...race.methods import get_method
 from ...race.ghosts import GHOSTS
@@ -354,8 +355,6 @@ class RaceHandlers:
 
     def example_picked(self, index: int | None, preset_id: str) -> dict:
         """The prompt for the clicked example of the current preset."""
-        from ...core.presets import get_preset
-
         index = whole_index(index)
         try:
             examples = get_preset(check_preset_id(preset_id)).example_prompts
