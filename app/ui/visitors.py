@@ -30,7 +30,7 @@ def _public(address: str) -> bool:
 
 
 def visitor_key(request: Any) -> str:
-    """The visitor's address for a ``gr.Request`` or a starlette request."""
+    """The visitor's address for a ``gr.Request`` or a starlette request (one office behind a proxy is one visitor)."""
     headers = getattr(request, "headers", None) or {}
     forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "") or "").split(",") if part.strip()]
     for address in reversed(forwarded):
