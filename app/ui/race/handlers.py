@@ -340,8 +340,8 @@ class RaceHandlers:
         values = ("target", "chat_template", "max_new_tokens", "decoding", "temperature", "top_p", "prompt")
         return {u.card: s["card"], **{getattr(u, name): gr.update(value=s[name]) for name in values},
                 u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
-                u.sampling_row: gr.update(visible=s["sampling_visible"]), u.knobs_box: gr.update(label=s["knobs_label"]),
-                u.examples: gr.update(samples=s["examples"]),
+                u.sampling_row: gr.update(visible=s["sampling_visible"]),
+                u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),
                 **{u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()}}
 
     def page_loaded(self, preset_id: str, prompt: str | None) -> dict:
