@@ -1,5 +1,6 @@
 """One helper for every long event: the work runs in a daemon thread while the event streams a frame on a clock,
-so the page moves during loading and warm-up, and a closed tab reaches the caller's ``finally`` at once."""
+so the page moves during loading and warm-up, and a closed tab reaches the caller's ``finally`` at once; and the base
+of the tabs' per-session states."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from typing import Any, Callable, Generator, TypeVar
 
 T = TypeVar("T")
 Frame = dict[Any, Any]
+
+
+class PerSession:
+    """A tab's state held in ``gr.State``, which deep-copies its initial value for each browser session: a fresh one."""
+
+    def __deepcopy__(self, memo: dict) -> "PerSession":
+        return type(self)()
 
 
 def run_streaming(work: Callable[[], T], frame: Callable[[float], Frame | None], tick: float,

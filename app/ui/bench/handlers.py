@@ -20,21 +20,18 @@ from ..config import UIConfig
 from ..exports import unique_stem
 from ..boundary import failure_text
 from ..html import status_html
-from ..streaming import run_streaming
+from ..streaming import PerSession, run_streaming
 from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
 
 TICK = 0.5  # seconds between two frames while the benchmark runs
 
 
-class BenchState:
+class BenchState(PerSession):
     """Per-browser-session state: the running Bench (for Stop) and its latest progress."""
 
     def __init__(self) -> None:
         self.bench: Bench | None = None
         self.progress: BenchProgress | None = None
-
-    def __deepcopy__(self, memo: dict) -> "BenchState":  # gr.State deep-copies its value per session
-        return BenchState()
 
 
 def suite_of(file: Any) -> tuple[list, str]:

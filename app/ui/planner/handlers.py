@@ -23,7 +23,7 @@ from ..exports import unique_stem
 from ..boundary import failure_text
 from ..html import status_html
 from ..keepalive import in_background
-from ..streaming import run_streaming
+from ..streaming import PerSession, run_streaming
 from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
                      table_html)
 
@@ -37,16 +37,13 @@ class PlanCancelled(Exception):
     """Raised in the progress callback when the user pressed Stop or left the page."""
 
 
-class PlanState:
+class PlanState(PerSession):
     """Per-browser-session planner state: the cancel flag and the latest plan."""
 
     def __init__(self) -> None:
         self.cancel = threading.Event()
         self.plan: Optional[dict] = None
         self.running = False
-
-    def __deepcopy__(self, memo: dict) -> "PlanState":  # gr.State deep-copies its value per session
-        return PlanState()
 
 
 def export_plan(plan: dict) -> tuple:

@@ -16,7 +16,7 @@ from .. import gpu
 from ..config import UIConfig
 from ..boundary import failure_text
 from ..html import status_html
-from ..streaming import run_streaming
+from ..streaming import PerSession, run_streaming
 from .controls import CONTROL_NAMES, request_from_controls
 from .distribution_html import check_html, empty_html
 
@@ -25,15 +25,12 @@ DEFAULT_SAMPLES, DEFAULT_TOKENS = 300, 4
 TICK = 0.5
 
 
-class CheckState:
+class CheckState(PerSession):
     """One browser session's check: its stop event (``cancel``, as app/ui/gpu.py expects) and whether it runs."""
 
     def __init__(self) -> None:
         self.cancel = threading.Event()
         self.running = False
-
-    def __deepcopy__(self, memo: dict) -> "CheckState":
-        return CheckState()
 
 
 def check_settings(samples: Any, tokens: Any, top_k: Any, values: dict[str, Any], seed: int | None) -> CheckSettings:
