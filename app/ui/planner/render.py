@@ -152,7 +152,7 @@ def memory_html(plan: dict[str, Any]) -> str:
             row("KV cache per token", lambda x: f"{x['kv_kib_per_token']:g} KiB"),
             row(f"KV cache at {mem['context_tokens']} tokens", lambda x: f"{x['kv_mib_at_context']:g} MiB")]
     share = (f"drafter share: {mem['drafter_weight_share']:.0%} of the target's weights, "
-             f"{mem['drafter_kv_share']:.0%} of its KV cache" if d else _e(mem.get("drafter_note") or "no drafter model"))
+             f"{mem['drafter_kv_share']:.0%} of its KV cache" if d else mem.get("drafter_note") or "no drafter model")
     fits = mem["fits"]
     verdict = (f'<div class="plan-fit {"fit-yes" if fits else "fit-no"}"><b>{"Fits" if fits else "Does NOT fit"}'
                f' in {mem["gpu_memory_gb"]:g} GB</b>: {mem["total_gb"]:.2f} GB in all at {mem["context_tokens"]} '
@@ -165,8 +165,7 @@ def memory_html(plan: dict[str, Any]) -> str:
 def cost_html(plan: dict[str, Any]) -> str:
     """GPU time saved and dollars per month for each labelled speedup and GPU price."""
     cost = plan["cost"]
-    gpus = cost["gpus"]
-    head = "".join(f"<th>{_e(g['gpu'])}<span>${g['dollars_per_hour']:g}/h</span></th>" for g in gpus)
+    head = "".join(f"<th>{_e(g['gpu'])}<span>${g['dollars_per_hour']:g}/h</span></th>" for g in cost["gpus"])
     rows = []
     for r in cost["rows"]:
         money = "".join(f"<td class='num {'neg' if g['monthly_savings'] < 0 else ''}'>"
