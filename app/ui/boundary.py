@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import re
 from typing import Any
 
 import gradio as gr
 
 from ..core.errors import ArenaError
+from .html import unexpected_error_text
 
+log = logging.getLogger("app.ui")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -46,6 +49,16 @@ def _wrap(fn: Any) -> Any:
     return call
 
 
+def failure_text(error: BaseException, what: str = "run") -> str:
+    """The one line a user sees for a failed run: an ArenaError's own (also shown as a warning), else a bug's (its
+    traceback goes to the server log as "`what` failed")."""
+    if isinstance(error, ArenaError):
+        gr.Warning(str(error))
+        return str(error)
+    log.error("%s failed", what, exc_info=error)
+    return unexpected_error_text(error)
+
+
 def _one_line(component: Any, error: BaseException) -> str:
     label = getattr(component, "label", None) or getattr(component, "elem_id", None) or type(component).__name__
     message = error.message if isinstance(error, gr.Error) else f"this {type(component).__name__.lower()} cannot take that value"
@@ -71,11 +84,8 @@ def guard_preprocessing(blocks: gr.Blocks) -> int:
 
 def clean_inputs(blocks: gr.Blocks) -> int:
     """Wrap every (synchronous) event function of `blocks` with :func:`clean`; returns how many were wrapped."""
-    wrapped = 0
-    for block_fn in blocks.fns.values():
-        fn = block_fn.fn
-        if fn is None or inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
-            continue
-        block_fn.fn = _wrap(fn)
-        wrapped += 1
-    return wrapped
+    sync = [b for b in blocks.fns.values()
+            if b.fn is not None and not (inspect.iscoroutinefunction(b.fn) or inspect.isasyncgenfunction(b.fn))]
+    for block_fn in sync:
+        block_fn.fn = _wrap(block_fn.fn)
+    return len(sync)

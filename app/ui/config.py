@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, fields
 from typing import Sequence
 
+from ..core.errors import ArenaError
+from ..core.presets import get_preset
 from ..core.requests import LOCAL_WORK_TOKENS, PUBLIC_WORK_TOKENS, Limits
 
 DEFAULT_PRESET = "offline-prompt-lookup"
@@ -76,9 +78,7 @@ class UIConfig:
 
     def generation_concurrency(self) -> int:
         """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
-        if self.concurrency_limit is not None:
-            return self.concurrency_limit
-        return 2 if has_gpu() else 1
+        return self.concurrency_limit if self.concurrency_limit is not None else 2 if has_gpu() else 1
 
 
 #: A public page's longest benchmark run (minutes).
@@ -108,7 +108,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python app.py",
         description="The assisted-decoding arena: race plain and assisted generate() in the browser.",
     )
-    # A Hugging Face Space sets GRADIO_SERVER_NAME=0.0.0.0; an explicit flag still wins.
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
                         help="interface to listen on (default 127.0.0.1, or $GRADIO_SERVER_NAME as on a Space; "
                              "0.0.0.0 for the network)")
@@ -149,9 +148,6 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
     """Parse the command line into a :class:`UIConfig` (exits with a usage line on bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ..core.errors import ArenaError
-    from ..core.presets import get_preset
-
     try:
         get_preset(args.preset)
     except ArenaError as exc:

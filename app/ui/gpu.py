@@ -8,12 +8,6 @@ import os
 from typing import Any, Callable, Iterable, Iterator
 
 _ZERO_GPU_ENV = ("1", "t", "true")  # how spaces.config reads SPACES_ZERO_GPU
-if os.environ.get("SPACES_ZERO_GPU", "").lower() in _ZERO_GPU_ENV:
-    try:  # on ZeroGPU, import spaces as early as possible: it patches torch, and must precede any CUDA use
-        import spaces  # noqa: F401
-    except ImportError:
-        pass
-
 #: Seconds a cold ZeroGPU worker may spend loading the models inside the call (hub download + placement).
 LOAD_SECONDS = 60
 #: Seconds per generated token and side: generate() at batch 1 on a ZeroGPU slice, small models (an estimate
@@ -32,6 +26,9 @@ def zero_gpu() -> bool:
     except ImportError:
         return False
     return True
+
+
+zero_gpu()  # on ZeroGPU, import spaces as early as possible: it patches torch, and must precede any CUDA use
 
 
 def work_seconds(tokens: int, method: str = "") -> int:
@@ -83,14 +80,11 @@ def race_stream_duration(sequential: bool) -> Callable[..., int]:
     return duration
 
 
-def race_click_duration() -> Callable[..., int]:
+def race_click_duration(show_rejected: Any = None, mode: Any = None, *values: Any) -> int:
     """Duration of the Race button's event: its inputs after the session are (toggle, mode, *controls)."""
     from .race.controls import CONCURRENT
 
-    def duration(show_rejected: Any = None, mode: Any = None, *values: Any) -> int:
-        return race_stream_duration(mode != CONCURRENT)(show_rejected, *values)
-
-    return duration
+    return race_stream_duration(mode != CONCURRENT)(show_rejected, *values)
 
 
 def endpoint_duration(fn: Callable, seconds: Callable[[str, int, dict], int]) -> Callable[..., int]:

@@ -22,10 +22,4 @@ def in_background(work: Callable[[], T], name: str, tick: float = TICK) -> Gener
     # Gradio stores a job's generator, where /cancel finds it, only once a step has returned: a cancel during the
     # first step would drop it unclosed, so the work starts after a first, empty step (tests/test_hostile.py).
     yield None
-    frames = run_streaming(work, lambda _: True, tick, name)
-    while True:
-        try:
-            next(frames)
-        except StopIteration as done:
-            return done.value
-        yield None
+    return (yield from run_streaming(work, lambda _: None, tick, name, always=True))

@@ -1,8 +1,5 @@
-"""Theme and CSS of the page (passed to ``launch()``, where gradio 6 takes them).
-
-The race itself (panes, token colours, legend, badge, cards, chart) is styled by app.render.style, the sheet the
-replay page uses too; this adds the page around it. Fonts are local or system fonts: nothing is fetched.
-"""
+"""Theme and CSS of the page around the race (gradio 6 takes them at ``launch()``); the race itself is styled by
+app.render.style, the sheet the replay page shares. Fonts are local or system fonts: nothing is fetched."""
 
 from __future__ import annotations
 
@@ -29,7 +26,17 @@ def make_theme() -> gr.themes.Base:
     )
 
 
-CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
+#: The page's own dark-mode tones (the same hues, lighter for contrast), scoped as the race's are.
+PAGE_DARK_RULES = """
+.pill-lossless, .plan-stat-speedup .plan-stat-value, .plan-stat-gamma .plan-stat-value { color: #56B4E9; }
+.plan-grid td.cell-best b, .bench-table td.bench-best b { color: #56B4E9; }
+.where-offline, .speed-win { color: #5fd3a9; }
+.where-hub { color: #8fd0f5; }
+.pill-lossy, .status-error, .status-loss, .speed-loss, .plan-table td.neg, .plan-grid td.cell-slow { color: #ff9a57; }
+.bench-table .bench-loss, .bench-table td.bench-loss b { color: #ff9a57; }
+"""
+
+CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dark") + """
 .gradio-container { max-width: 1680px !important; margin: 0 auto !important; }
 #arena-header { padding: 4px 4px 0; }
 #arena-header h1 { font-size: 1.55rem; font-weight: 700; margin: 0; letter-spacing: -0.01em; }
@@ -97,11 +104,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 #race-mode { align-self: center; }
 #race-mode label { font-size: 0.85rem; }
 
-/* ---- dark mode: same hues, lighter text tones for contrast ---- */
-.dark .pill-lossless { color: #56B4E9; }
-.dark .where-offline { color: #5fd3a9; }
-.dark .pill-lossy, .dark .status-error { color: #ff9a57; }
-.dark .where-hub { color: #8fd0f5; }
 /* ---- planner tab ---- */
 #tabs > .tab-wrapper button[role=tab] { font-weight: 700; font-size: 0.98rem; }
 .plan-intro { font-size: 0.9rem; padding: 2px 2px 4px; color: var(--body-text-color); }
@@ -167,9 +169,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .plan-advice li { margin: 3px 0; }
 .plan-notes { margin: 8px 0 0; padding-left: 18px; font-size: 0.8rem; color: var(--body-text-color-subdued); }
 #plan-downloads { gap: 10px; }
-.dark .plan-stat-speedup .plan-stat-value, .dark .plan-stat-gamma .plan-stat-value,
-.dark .plan-grid td.cell-best b { color: #56B4E9; }
-.dark .plan-table td.neg, .dark .plan-grid td.cell-slow { color: #ff9a57; }
 /* ---- slowdowns read as slowdowns ---- */
 .status-loss { background: rgba(213,94,0,.08); border-color: rgba(213,94,0,.45); color: #8a3d00; }
 
@@ -210,8 +209,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .why-num { padding: 6px 8px; border-radius: 8px; background: var(--background-fill-secondary); }
 .why-num b { display: block; font-size: 1.05rem; font-variant-numeric: tabular-nums; }
 .why-num span { font-size: 0.72rem; color: var(--body-text-color-subdued); }
-.dark .speed-win { color: #5fd3a9; }
-.dark .speed-loss, .dark .status-loss { color: #ff9a57; }
 
 /* ---- phones (about 390 px): one column, nothing wider than the screen ---- */
 @media (max-width: 640px) {
@@ -277,8 +274,6 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + """
 .bench-svg { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 6px; background: #fff;
   overflow-x: auto; }
 .bench-svg svg { max-width: 100%; height: auto; display: block; }
-.dark .bench-table td.bench-best b { color: #56B4E9; }
-.dark .bench-table .bench-loss, .dark .bench-table td.bench-loss b { color: #ff9a57; }
 """
 
 #: Rules for gradio's own page frame, outside the app's ``.contain`` element. Gradio scopes the ``css`` launch

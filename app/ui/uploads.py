@@ -1,9 +1,6 @@
-"""Upload boxes that refuse a malformed payload with one line, and a safe reading of a clicked row's index.
-
-A raw client can send any JSON as an upload. gradio checks it with pydantic, which wraps every ValueError (gr.Error
-too), so a refusal there reached the client as gradio's generic error. Instead the box's data model marks a
-malformed payload, and its preprocess step refuses the mark with a one-line ``gr.Error``.
-"""
+"""Upload boxes that refuse a malformed payload with one line, and a safe reading of a clicked row's index. gradio's
+pydantic check wraps every ValueError (gr.Error too) into its generic error, so the box's data model only marks a
+malformed payload, and its preprocess step refuses the mark with a one-line ``gr.Error``."""
 
 from __future__ import annotations
 

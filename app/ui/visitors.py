@@ -1,9 +1,6 @@
-"""One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5).
-
-The check is a gradio ``validator`` (run by ``Queue.push`` before anything is queued) that reads gradio's own queue,
-waiting and running, so a job that ends in any way leaves nothing to release. A visitor is a client address: the
-rightmost public one in ``X-Forwarded-For`` (a client can only prepend entries), so one office shares one slot.
-"""
+"""One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5). The gradio
+``validator`` (run by ``Queue.push``) reads gradio's own queue, so a job that ends in any way leaves nothing to
+release; a visitor's address is the rightmost public one in ``X-Forwarded-For`` (a client can only prepend entries)."""
 
 from __future__ import annotations
 
@@ -33,7 +30,7 @@ def _public(address: str) -> bool:
 
 
 def visitor_key(request: Any) -> str:
-    """The visitor's address for a ``gr.Request`` or a starlette request."""
+    """The visitor's address for a ``gr.Request`` or a starlette request (one office behind a proxy is one visitor)."""
     headers = getattr(request, "headers", None) or {}
     forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "") or "").split(",") if part.strip()]
     for address in reversed(forwarded):
@@ -104,9 +101,7 @@ def guard_generation(blocks: gr.Blocks) -> int:
             admissions.admit(visitor_key(request), getattr(request, "request", None))
         return [None] * len(inputs)
 
-    guarded = 0
-    for fn in blocks.fns.values():
-        if fn.concurrency_id == GENERATION:
-            fn.validator = one_job_per_visitor
-            guarded += 1
-    return guarded
+    generation = [fn for fn in blocks.fns.values() if fn.concurrency_id == GENERATION]
+    for fn in generation:
+        fn.validator = one_job_per_visitor
+    return len(generation)

@@ -1,15 +1,9 @@
-"""Event functions of the Benchmark tab: a new suite file, Run (streamed as races finish), Stop.
-
-Handlers return ``{component: value}`` for the tab's components (``ui``, built in tab.py). Run checks every
-input first (one clear line for a bad one), then runs :class:`app.bench.runner.Bench` in a worker thread
-through :func:`app.ui.streaming.run_streaming`: a frame every TICK seconds, the leaderboard and plots
-redrawn whenever a race has finished. Stop ends the race in flight and keeps the finished ones, which are
-summarised and offered as downloads like a full run.
-"""
+"""Event functions of the Benchmark tab (``{component: value}`` for tab.py's components): a new suite file, Run
+(every input checked first, then the leaderboard and plots redrawn as races finish), Stop (the finished races are
+kept, summarised and offered as downloads like a full run)."""
 
 from __future__ import annotations
 
-import logging
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -18,44 +12,35 @@ import gradio as gr
 
 from ...bench.report import bench_result, write_all
 from ...bench.results import BenchResult
-from ...bench.request import BenchPlan, bench_plan
+from ...bench.request import bench_plan
 from ...bench.runner import Bench, BenchProgress, PresetRacer
 from ...bench.suite import categories_of, load_suite
 from ...core.errors import ArenaError
 from ..config import UIConfig
 from ..exports import unique_stem
-from ..html import status_html, unexpected_error_text
-from ..streaming import run_streaming
+from ..boundary import failure_text
+from ..html import status_html
+from ..streaming import PerSession, run_streaming
 from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
-
-log = logging.getLogger("app.ui")
 
 TICK = 0.5  # seconds between two frames while the benchmark runs
 
 
-class BenchState:
+class BenchState(PerSession):
     """Per-browser-session state: the running Bench (for Stop) and its latest progress."""
 
     def __init__(self) -> None:
         self.bench: Bench | None = None
         self.progress: BenchProgress | None = None
 
-    def __deepcopy__(self, memo: dict) -> "BenchState":  # gr.State deep-copies its value per session
-        return BenchState()
-
-
-def _upload(file: Any) -> tuple[str | None, str | None]:
-    """(path, the name the user knows) of an uploaded file; (None, None) for none."""
-    if not file:
-        return None, None
-    path = getattr(file, "name", None) or getattr(file, "path", None) or str(file)
-    return path, getattr(file, "orig_name", None) or Path(path).name
-
 
 def suite_of(file: Any) -> tuple[list, str]:
-    """The uploaded suite (or the built-in one) and its display name."""
-    path, name = _upload(file)
-    return load_suite(path, name), name or "builtin"
+    """The uploaded suite (or the built-in one) and its display name: the name the user knows the file by."""
+    if not file:
+        return load_suite(), "builtin"
+    path = getattr(file, "name", None) or getattr(file, "path", None) or str(file)
+    name = getattr(file, "orig_name", None) or Path(path).name
+    return load_suite(path, name), name
 
 
 class BenchHandlers:
@@ -77,13 +62,6 @@ class BenchHandlers:
         note = f"{name}: {len(suite)} prompts in {len(cats)} categor{'y' if len(cats) == 1 else 'ies'}."
         return {u.categories: gr.update(choices=cats, value=cats), u.status: status_html(note, "ok")}
 
-    def plan(self, presets: Any, file: Any, categories: Any, split: Any, limit: Any, repeats: Any,
-             max_new_tokens: Any) -> BenchPlan:
-        """The plan the inputs ask for, built under the server's limits; ArenaError with one plain line."""
-        suite, name = suite_of(file)
-        return bench_plan(presets or [], suite, list(categories or []), split, limit, repeats, max_new_tokens,
-                          self.config.limits, suite_name=name)
-
     # ----- frames ---------------------------------------------------------------------------------
     def report(self, result: BenchResult) -> dict:
         u = self.ui
@@ -104,14 +82,15 @@ class BenchHandlers:
             repeats: Any, max_new_tokens: Any) -> Iterator[dict]:
         """Run benchmark button: check the inputs, then stream frames until the last race (or Stop)."""
         try:
-            plan = self.plan(presets, file, categories, split, limit, repeats, max_new_tokens)
+            suite, name = suite_of(file)
+            plan = bench_plan(presets or [], suite, list(categories or []), split, limit, repeats, max_new_tokens,
+                              self.config.limits, suite_name=name)
             bench = Bench(plan, self.racer_factory(self.config.limits), time.perf_counter,
                           lambda p: setattr(state, "progress", p), self.config.bench_seconds)
             self.config.limits.check_work(bench.work_tokens, "benchmark", "fewer presets, prompts, repeats or tokens, "
                                           "or `python -m app bench` for a long run")
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield {self.ui.status: status_html(str(exc), "error")}
+            yield {self.ui.status: status_html(failure_text(exc), "error")}
             return
         state.bench, state.progress = bench, None
         yield {**self.cleared(), self.ui.status: progress_html(None, bench.total, 0.0), **self.buttons(True)}
@@ -151,12 +130,10 @@ class BenchHandlers:
 
     def _failed(self, bench: Bench, error: Exception) -> dict:
         """An error is shown as an error; the finished races stay on screen but are not offered as a result."""
+        text = failure_text(error, "benchmark")
         if isinstance(error, ArenaError):
-            gr.Warning(str(error))
-            text = f"{error} ({len(bench.rows)} races had finished; nothing was written.)"
-            return {self.ui.status: status_html(text, "error")}
-        log.error("benchmark failed", exc_info=error)
-        return {self.ui.status: status_html(unexpected_error_text(error), "error")}
+            text += f" ({len(bench.rows)} races had finished; nothing was written.)"
+        return {self.ui.status: status_html(text, "error")}
 
     def stop(self, state: BenchState) -> dict:
         """Stop button: the race in flight ends after its current forward pass; finished races are kept."""

@@ -1,9 +1,5 @@
-"""HTML of the Benchmark tab (pure functions, no gradio): progress, the leaderboard, the plots, every race.
-
-The leaderboard shows the same cells as summary.md (app.bench.summary): median speedup with its min-max
-spread, the best preset per category marked, a loss (< 1x) shown as one. Plots are the SVG files the run
-writes (app.bench.plots), embedded inline.
-"""
+"""HTML of the Benchmark tab (pure functions, no gradio): progress, the leaderboard (summary.md's cells,
+docs/DESIGN.md §4.4), the plots (the run's SVG files, inline), every race."""
 
 from __future__ import annotations
 
@@ -25,7 +21,7 @@ def _clock(seconds: float | None) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def progress_html(progress: Any, total: int, elapsed: float, running: bool = True) -> str:
+def progress_html(progress: Any, total: int, elapsed: float) -> str:
     """A bar with races done of planned, what runs now and the time left (progress: a BenchProgress or None)."""
     done = progress.done if progress is not None else 0
     share = done / total if total else 0.0
@@ -39,8 +35,7 @@ def progress_html(progress: Any, total: int, elapsed: float, running: bool = Tru
     else:
         what = {"done": "Finished", "stopped": "Stopped"}.get(progress.phase, progress.phase)
     eta = f" \u00b7 about {_clock(progress.eta)} left" if progress is not None and progress.eta is not None else ""
-    spin = '<span class="plan-spin"></span>' if running else ""
-    return (f'<div class="bench-progress" role="status">{spin}<b>{esc(what)}</b>'
+    return (f'<div class="bench-progress" role="status"><span class="plan-spin"></span><b>{esc(what)}</b>'
             f'<div class="bench-bar" role="progressbar" aria-valuemin="0" aria-valuemax="{total}" '
             f'aria-valuenow="{done}"><span style="width:{share:.1%}"></span></div>'
             f'<div class="bench-progress-note">{done} of {total} races \u00b7 {_clock(elapsed)} elapsed{esc(eta)}</div></div>')

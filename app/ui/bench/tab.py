@@ -1,9 +1,5 @@
-"""The Benchmark tab: presets x a prompt suite by category, a live leaderboard, plots and downloads.
-
-Built from small section builders inside an open ``gr.Tab``; components are collected on a
-:class:`BenchUI` namespace that :class:`~app.ui.bench.handlers.BenchHandlers` returns ``{component: value}``
-for. The engine is app/bench (docs/DESIGN.md §4); Run shares the "generation" queue slot with races.
-"""
+"""The Benchmark tab: presets x a prompt suite by category, a live leaderboard, plots and downloads (the engine is
+app/bench, docs/DESIGN.md §4.4). Section builders put the components on a :class:`BenchUI`."""
 
 from __future__ import annotations
 

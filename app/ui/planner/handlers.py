@@ -1,11 +1,6 @@
-"""Event functions of the Planner tab: the calculator, measuring a model pair, Stop, the /plan API.
-
-Handlers return ``{component: value}`` for the tab's components (``ui``, built in tab.py).
-:meth:`PlannerHandlers.plan_measure` runs ``plan_for_preset`` in a worker thread through
-:func:`app.ui.streaming.run_streaming`, streaming its progress lines; Stop ends it at the next
-step. No ``from __future__ import annotations``: ``gr.api`` reads the endpoint's annotations at
-runtime.
-"""
+"""Event functions of the Planner tab (``{component: value}`` for tab.py's components): the calculator, measuring a
+model pair, Stop, the /plan API. No ``from __future__ import annotations``: ``gr.api`` reads the endpoint's
+annotations at runtime."""
 
 import json
 import logging
@@ -19,15 +14,16 @@ from ...core.errors import ArenaError
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import build_preset, check_preset_id
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
-from ...planner.plan import PlanOptions, plan_from_numbers
+from ...planner.plan import PlanOptions, plan_for_preset, plan_from_numbers
 from ...planner.report import plan_to_csv
 from ...planner.request import calculator_numbers, plan_options, plan_prompts
 from ...race.methods import get_method
 from ..config import UIConfig
 from ..exports import unique_stem
-from ..html import status_html, unexpected_error_text
+from ..boundary import failure_text
+from ..html import status_html
 from ..keepalive import in_background
-from ..streaming import run_streaming
+from ..streaming import PerSession, run_streaming
 from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
                      table_html)
 
@@ -41,16 +37,13 @@ class PlanCancelled(Exception):
     """Raised in the progress callback when the user pressed Stop or left the page."""
 
 
-class PlanState:
+class PlanState(PerSession):
     """Per-browser-session planner state: the cancel flag and the latest plan."""
 
     def __init__(self) -> None:
         self.cancel = threading.Event()
         self.plan: Optional[dict] = None
         self.running = False
-
-    def __deepcopy__(self, memo: dict) -> "PlanState":  # gr.State deep-copies its value per session
-        return PlanState()
 
 
 def export_plan(plan: dict) -> tuple:
@@ -106,19 +99,20 @@ class PlannerHandlers:
         try:
             plan = calculator(alpha, c, plan_options(24.0, 4096, "bfloat16", prices, hours))
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            return self.status(str(exc), "error")
+            return self.status(failure_text(exc), "error")
         return self.report(plan, status_html(f"Calculated for alpha {plan['alpha']:g}, c {plan['c']:g}: best gamma "
                                              f"{plan['best_gamma']} \u2192 {plan['predicted_speedup']:.2f}x.", "ok"))
 
     # ----- measuring --------------------------------------------------------------------------
-    def preset_for(self, preset_id: Any, target: Any, assistant: Any, options: PlanOptions) -> Preset:
+    def request(self, preset_id: Any, target: Any, assistant: Any, prompts: Any,
+                options: PlanOptions) -> tuple[Preset, list[str]]:
         """The preset with the tab's model overrides and token count, through the one request builder under the
-        server's limits (a local folder is refused unless the server allows them)."""
+        server's limits (a local folder is refused unless the server allows them), and the prompts to measure."""
         changes = {"target": target, **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
         if get_method(get_preset(check_preset_id(preset_id)).method).needs_assistant:
             changes["assistant"] = assistant
-        return build_preset(preset_id, changes, self.config.limits)
+        preset = build_preset(preset_id, changes, self.config.limits)
+        return preset, plan_prompts(prompts, preset, options.limits)
 
     def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,
                      max_new_tokens: Any, gpu_memory: Any, context: Any, dtype: Any, prices: Any,
@@ -126,18 +120,14 @@ class PlannerHandlers:
         """Measure and plan button: stream progress, then the whole report."""
         try:
             options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens, self.config.limits)
-            preset = self.preset_for(preset_id, target, assistant, options)
-            prompt_list = plan_prompts(prompts, preset, options.limits)
+            preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield self.status(str(exc), "error")
+            yield self.status(failure_text(exc), "error")
             return
         yield from self.measure_preset(state, preset, prompt_list, options)
 
     def measure_preset(self, state: PlanState, preset: Preset, prompts: list, options: PlanOptions) -> Iterator[dict]:
         """Run ``plan_for_preset`` in a worker thread; a progress frame every TICK, then the report."""
-        from ...planner.plan import plan_for_preset
-
         state.cancel.clear()
         state.running = True
         lines = [f"Measuring {preset.id}: {len(prompts)} prompt(s), greedy"]
@@ -167,11 +157,7 @@ class PlannerHandlers:
     def _measure_failed(self, state: PlanState, error: Exception) -> dict:
         if isinstance(error, PlanCancelled) or state.cancel.is_set():
             return self.status("Stopped: nothing was planned. Press Measure and plan to start again.")
-        if isinstance(error, ArenaError):
-            gr.Warning(str(error))
-            return self.status(str(error), "error")
-        log.error("planner failed", exc_info=error)
-        return self.status(unexpected_error_text(error), "error")
+        return self.status(failure_text(error, "planner"), "error")
 
     def plan_stop(self, state: PlanState) -> dict:
         """Stop button: the measuring ends at its next step (a forward pass or a race already running finishes)."""
@@ -199,7 +185,6 @@ class PlannerHandlers:
         A generator (see :mod:`app.ui.keepalive`): a measurement runs in a thread, and a cancelled job or a lost
         client stops it at its next step, as Stop does on the page.
         """
-        handlers = self
 
         def plan(preset: str = DEFAULT_PLAN_PRESET, prompts: str = "", alpha: Optional[float] = None,
                  c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
@@ -207,27 +192,22 @@ class PlannerHandlers:
                  gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
             """The planner: alpha/c/best gamma/memory/cost as one dict (the CLI's `plan --json`). With alpha and c:
             the calculator (instant); otherwise measures on the preset's models (prompts: one per line)."""
+            hardware = (gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month)
             try:
                 if alpha is not None or c is not None:
-                    yield calculator(alpha, c, plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
-                                                            hours_per_month))
+                    yield calculator(alpha, c, plan_options(*hardware))
                     return
-                yield (yield from handlers.api_measure(preset, prompts, max_new_tokens, target, assistant,
-                                                       plan_options(gpu_memory_gb, context_tokens, dtype, gpu_prices,
-                                                                    hours_per_month, max_new_tokens,
-                                                                    handlers.config.limits)))
+                options = plan_options(*hardware, max_new_tokens, self.config.limits)
+                yield (yield from self.api_measure(preset, prompts, target, assistant, options))
             except ArenaError as exc:
                 raise gr.Error(str(exc), print_exception=False) from None
 
         return plan
 
-    def api_measure(self, preset_id: Any, prompts: Any, max_new_tokens: Any, target: Any, assistant: Any,
+    def api_measure(self, preset_id: Any, prompts: Any, target: Any, assistant: Any,
                     options: PlanOptions) -> Iterator[None]:
         """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step."""
-        from ...planner.plan import plan_for_preset
-
-        preset = self.preset_for(preset_id, target, assistant, options)
-        prompt_list = plan_prompts(prompts, preset, options.limits)
+        preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
         cancel = threading.Event()
 
         def progress(message: str) -> None:

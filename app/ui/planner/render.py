@@ -1,8 +1,5 @@
-"""HTML of the Planner tab: pure functions of a plan dict (see app/planner/plan.py).
-
-Nothing here imports gradio or loads a model. Every text that comes from a user, a model or a
-preset is escaped with :func:`app.render.html.esc`. Numbers follow the CLI (app/planner/report.py).
-"""
+"""HTML of the Planner tab: pure functions of a plan dict (app/planner/plan.py), no gradio; every text from a user,
+a model or a preset is escaped, and numbers read as the CLI's (app/planner/report.py)."""
 
 from __future__ import annotations
 
@@ -23,14 +20,13 @@ def empty_html(title: str, text: str) -> str:
     return _section(title, f'<div class="plan-empty">{_e(text)}</div>')
 
 
-def progress_html(lines: Sequence[str], elapsed: float | None = None, running: bool = True) -> str:
+def progress_html(lines: Sequence[str], elapsed: float | None = None) -> str:
     """The measuring log: the newest line large, the earlier ones below (at most 8), with seconds elapsed."""
     lines = [str(x) for x in lines if str(x).strip()]
     head = lines[-1] if lines else "Starting"
     clock = f" \u00b7 {elapsed:.0f} s" if elapsed is not None else ""
-    icon = '<span class="plan-spin"></span>' if running else ""
     older = "".join(f"<li>{_e(x)}</li>" for x in lines[-9:-1])
-    return (f'<div class="plan-progress" role="status">{icon}<b>{_e(head)}</b>{_e(clock)}'
+    return (f'<div class="plan-progress" role="status"><span class="plan-spin"></span><b>{_e(head)}</b>{_e(clock)}'
             + (f'<ol class="plan-log">{older}</ol>' if older else "") + "</div>")
 
 
@@ -72,12 +68,10 @@ def headline_html(plan: dict[str, Any]) -> str:
                + (f' + {_e(plan["assistant"])}' if plan.get("assistant") else "")
                + (f' \u00b7 {_e(plan["device"])}' if plan.get("device") else "")
                + (f' \u00b7 {m["prompts"]} prompts x {m["max_new_tokens"]} tokens, greedy' if m else "") + "</div>")
-    hw = plan.get("hardware_adjusted")
     hw_line = ""
-    if hw:
-        s = hw["verify_slope"]
-        hw_line = (f'<div class="plan-hw">On this hardware verifying costs {s["value"]:.3f} of a step per extra token, '
-                   f'so the effective c is {hw["c_effective"]:.4f}: best gamma {hw["best_gamma"]} '
+    if hw := plan.get("hardware_adjusted"):
+        hw_line = (f'<div class="plan-hw">On this hardware verifying costs {hw["verify_slope"]["value"]:.3f} of a step '
+                   f'per extra token, so the effective c is {hw["c_effective"]:.4f}: best gamma {hw["best_gamma"]} '
                    f'({hw["predicted_speedup"]:.2f}x, the dashed curve).</div>')
     mode = "measured" if m else "calculator"
     return (f'<div class="plan-headline">{who}<div class="plan-stats">{"".join(stats)}</div>'
@@ -139,10 +133,6 @@ def check_html(plan: dict[str, Any]) -> str:
     return _section("Predicted vs measured (sequential races)", body, "plan-check")
 
 
-def _gb(x: float) -> str:
-    return f"{x:.3f} GB"
-
-
 def memory_html(plan: dict[str, Any]) -> str:
     """Params, weight bytes, KV per token and at the context, the drafter's share, and whether it fits."""
     mem = plan.get("memory")
@@ -158,11 +148,11 @@ def memory_html(plan: dict[str, Any]) -> str:
 
     rows = [row("layers / KV heads / head dim", lambda x: f"{x['layers']} / {x['kv_heads']} / {x['head_dim']}"),
             row("parameters", lambda x: f"{x['params_billion']:.3f} B"),
-            row(f"weights ({mem['dtype']})", lambda x: _gb(x["weight_gb"])),
+            row(f"weights ({mem['dtype']})", lambda x: f"{x['weight_gb']:.3f} GB"),
             row("KV cache per token", lambda x: f"{x['kv_kib_per_token']:g} KiB"),
             row(f"KV cache at {mem['context_tokens']} tokens", lambda x: f"{x['kv_mib_at_context']:g} MiB")]
     share = (f"drafter share: {mem['drafter_weight_share']:.0%} of the target's weights, "
-             f"{mem['drafter_kv_share']:.0%} of its KV cache" if d else _e(mem.get("drafter_note") or "no drafter model"))
+             f"{mem['drafter_kv_share']:.0%} of its KV cache" if d else mem.get("drafter_note") or "no drafter model")
     fits = mem["fits"]
     verdict = (f'<div class="plan-fit {"fit-yes" if fits else "fit-no"}"><b>{"Fits" if fits else "Does NOT fit"}'
                f' in {mem["gpu_memory_gb"]:g} GB</b>: {mem["total_gb"]:.2f} GB in all at {mem["context_tokens"]} '
@@ -175,8 +165,7 @@ def memory_html(plan: dict[str, Any]) -> str:
 def cost_html(plan: dict[str, Any]) -> str:
     """GPU time saved and dollars per month for each labelled speedup and GPU price."""
     cost = plan["cost"]
-    gpus = cost["gpus"]
-    head = "".join(f"<th>{_e(g['gpu'])}<span>${g['dollars_per_hour']:g}/h</span></th>" for g in gpus)
+    head = "".join(f"<th>{_e(g['gpu'])}<span>${g['dollars_per_hour']:g}/h</span></th>" for g in cost["gpus"])
     rows = []
     for r in cost["rows"]:
         money = "".join(f"<td class='num {'neg' if g['monthly_savings'] < 0 else ''}'>"

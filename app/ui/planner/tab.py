@@ -1,9 +1,5 @@
-"""The Planner tab: measure alpha and c on a model pair, or type them in; best gamma, memory, cost.
-
-Built from small section builders inside an open ``gr.Tab``; components are collected on a
-:class:`PlannerUI` namespace that :class:`~app.ui.planner.handlers.PlannerHandlers` returns
-``{component: value}`` for. The formulas are in app/core/theory.py (docs/DESIGN.md §5).
-"""
+"""The Planner tab: measure alpha and c on a model pair, or type them in; best gamma, memory, cost (formulas:
+app/core/theory.py, docs/DESIGN.md §5). Section builders put the components on a :class:`PlannerUI`."""
 
 from __future__ import annotations
 
@@ -45,8 +41,7 @@ class PlannerTab:
         self.config = config
         self.ui = PlannerUI()
         self.handlers = PlannerHandlers(config, self.ui)
-        presets = load_presets()
-        self.start = DEFAULT_PLAN_PRESET if DEFAULT_PLAN_PRESET in presets else config.preset
+        self.start = DEFAULT_PLAN_PRESET if DEFAULT_PLAN_PRESET in load_presets() else config.preset
         self.example = calculator(0.8, 0.05, PlanOptions())
 
     def build(self, gen: dict, light: dict) -> "PlannerTab":
@@ -79,7 +74,7 @@ class PlannerTab:
         local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
         with gr.Group(elem_id="plan-measure-box"):
             gr.HTML('<div class="plan-box-title">Measure on a model pair \u00b7 greedy \u00b7 minutes on a CPU</div>')
-            u.preset = gr.Dropdown(choices=preset_choices(load_presets()), value=self.start, label="Preset",
+            u.preset = gr.Dropdown(choices=preset_choices(), value=self.start, label="Preset",
                                    elem_id="plan-preset")
             with gr.Row():
                 u.target = gr.Textbox("", label="Target override", placeholder=first.target, elem_id="plan-target",

@@ -27,8 +27,7 @@ LEADING = (("preset", str, DEFAULT_PRESET), ("prompt", str, ""), ("max_new_token
 
 def parameters() -> list[inspect.Parameter]:
     """The endpoint's keyword parameters, with types for the API page and gradio_client."""
-    params = [(n, t, d) for n, t, d in LEADING]
-    params += [(k, Optional[KNOB_TABLE[k].python_type], None) for k in KNOBS]
+    params = [*LEADING, *((k, Optional[KNOB_TABLE[k].python_type], None) for k in KNOBS)]
     return [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d, annotation=t) for n, t, d in params]
 
 

@@ -3,9 +3,10 @@ path as the CLI and the API (plain values, no gradio)."""
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
-from ...core.knobs import KNOBS, REQUEST
+from ...core.knobs import KNOBS, REQUEST, blank
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
@@ -49,9 +50,7 @@ def methods_overview() -> str:
 
 def knob_value(preset: Preset, name: str) -> Any:
     value = getattr(preset, name)
-    if name == "num_assistant_tokens_schedule" and value is None:
-        return DEFAULT_SCHEDULE
-    return value
+    return DEFAULT_SCHEDULE if value is None and name == "num_assistant_tokens_schedule" else value
 
 
 def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]:
@@ -74,19 +73,9 @@ def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]
         "sampling_visible": preset.do_sample,
         "knobs": {k: {"value": knob_value(preset, k), "visible": k in method.knobs} for k in KNOBS},
         "knobs_label": f"Method knobs \u00b7 {method.title}" + ("" if method.knobs else " (none)"),
-        "examples": [[e, note] for e, note in zip(preset.example_prompts, _notes(preset))],
+        "examples": [list(x) for x in zip_longest(preset.example_prompts, preset.example_notes, fillvalue="")],
         "prompt": prompt if keep else (preset.example_prompts[0] if preset.example_prompts else (prompt or "")),
     }
-
-
-def _notes(preset: Preset) -> list[str]:
-    """One note per example prompt ("" where the preset gives none)."""
-    notes = list(preset.example_notes)
-    return notes + [""] * (len(preset.example_prompts) - len(notes))
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest:
@@ -96,16 +85,12 @@ def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest
     method rejects knobs it does not take); an empty target/assistant box keeps the preset's model.
     """
     method = get_method(get_preset(values["preset"]).method)
-    changes: dict[str, Any] = {}
-    for name in KNOBS:
-        value = values.get(name) if name in method.knobs else None
-        changes[name] = None if _blank(value) or value == DEFAULT_SCHEDULE else value
+    knobs = {name: values.get(name) if name in method.knobs else None for name in KNOBS}
+    changes = {name: None if blank(v) or v == DEFAULT_SCHEDULE else v for name, v in knobs.items()}
     changes["target"] = values.get("target")
     if method.needs_assistant:
         changes["assistant"] = values.get("assistant")
-    for name in ("chat_template", "max_new_tokens"):
-        if values.get(name) is not None:
-            changes[name] = values[name]
+    changes.update({n: values[n] for n in ("chat_template", "max_new_tokens") if values.get(n) is not None})
     changes["do_sample"] = values.get("decoding") == SAMPLING
     if changes["do_sample"]:
         changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})

@@ -4,38 +4,33 @@ ends it after the current generate() call."""
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import Any, Iterator
 
 import gradio as gr
 
-from ...core.errors import ArenaError, StoppedError
+from ...core.errors import StoppedError
 from ...core.knobs import KNOB_TABLE, REQUEST
 from ...race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckSettings, check_work_tokens
 from .. import gpu
 from ..config import UIConfig
-from ..html import status_html, unexpected_error_text
-from ..streaming import run_streaming
+from ..boundary import failure_text
+from ..html import status_html
+from ..streaming import PerSession, run_streaming
 from .controls import CONTROL_NAMES, request_from_controls
 from .distribution_html import check_html, empty_html
-
-log = logging.getLogger("app.ui")
 
 #: The page's defaults: on the offline default preset these take about two minutes on a 2-core CPU (README).
 DEFAULT_SAMPLES, DEFAULT_TOKENS = 300, 4
 TICK = 0.5
 
 
-class CheckState:
+class CheckState(PerSession):
     """One browser session's check: its stop event (``cancel``, as app/ui/gpu.py expects) and whether it runs."""
 
     def __init__(self) -> None:
         self.cancel = threading.Event()
         self.running = False
-
-    def __deepcopy__(self, memo: dict) -> "CheckState":
-        return CheckState()
 
 
 def check_settings(samples: Any, tokens: Any, top_k: Any, values: dict[str, Any], seed: int | None) -> CheckSettings:
@@ -116,12 +111,8 @@ class DistributionPanel:
                    self.result: check_html(result), **self.buttons(False)}
         except StoppedError as exc:
             yield {self.status: status_html(str(exc), "info"), **self.buttons(False)}
-        except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield {self.status: status_html(str(exc), "error"), **self.buttons(False)}
-        except Exception as exc:  # a bug: keep serving, one line for the user, the traceback in the log
-            log.exception("sampling check failed")
-            yield {self.status: status_html(unexpected_error_text(exc), "error"), **self.buttons(False)}
+        except Exception as exc:  # a bad request or a bug: keep serving, one line for the user
+            yield {self.status: status_html(failure_text(exc, "sampling check"), "error"), **self.buttons(False)}
         finally:
             state.cancel.set()  # a closed tab (GeneratorExit) or an error: the worker stops after its current call
             state.running = False

@@ -3,7 +3,6 @@ engine's :class:`~app.race.lifecycle.RaceRun`, rendered from its snapshot every 
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from typing import Any, Iterator
@@ -12,6 +11,7 @@ import gradio as gr
 
 from ...core.errors import ArenaError
 from ...core.machine import device_name
+from ...core.presets import get_preset
 from ...core.requests import RaceRequest, check_preset_id
 from ...race.methods import get_method
 from ...race.ghosts import GHOSTS
@@ -20,7 +20,8 @@ from ...race.prepare import RaceSetup
 from ...race.result import RaceResult
 from ...race.runner import RaceSnapshot, SideSnapshot
 from ..config import UIConfig
-from ..html import status_html, unexpected_error_text
+from ..boundary import failure_text
+from ..html import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
@@ -29,8 +30,6 @@ from ...render.panes import PaneView, legend_html, pane_html, subtitles
 from .session import Session
 from ...render.figures import rounds_chart_html, stats_html
 from ...render.machine import hardware_html
-
-log = logging.getLogger("app.ui")
 
 #: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
 TICK = 0.15
@@ -44,13 +43,9 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
 
     device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
     gpu = device_name(device) if str(device).startswith("cuda") and torch.cuda.is_available() else None
-    models = []
-    if setup is not None:
-        for role, loaded in (("target", setup.target), ("assistant", setup.assistant)):
-            if loaded is not None:
-                models.append({"role": role, "spec": loaded.spec, "n_params": loaded.n_params,
-                               "weight_bytes": loaded.weight_bytes, "dtype": loaded.dtype,
-                               "device": loaded.device, "load_seconds": loaded.load_seconds})
+    loaded = [] if setup is None else [("target", setup.target), ("assistant", setup.assistant)]
+    models = [{"role": role, "spec": m.spec, "n_params": m.n_params, "weight_bytes": m.weight_bytes, "dtype": m.dtype,
+               "device": m.device, "load_seconds": m.load_seconds} for role, m in loaded if m is not None]
     return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "models": models}
 
@@ -103,9 +98,7 @@ class Live:
     @staticmethod
     def _rate(side: SideSnapshot) -> float | None:
         n, elapsed = len(side.tokens), side.elapsed
-        if elapsed is None or n == 0 or elapsed <= 0:
-            return None
-        return n / max(elapsed, 1e-6)
+        return n / max(elapsed, 1e-6) if n and elapsed is not None and elapsed > 0 else None
 
     @staticmethod
     def _message(phase: str, snap: RaceSnapshot | None) -> str:
@@ -172,8 +165,7 @@ class RaceHandlers:
     # ----- streaming race --------------------------------------------------------------------------
     def race_click(self, session: Session, show_rejected: bool, mode: Any, *values: Any) -> Iterator[dict]:
         """The Race button: the fair race, or both sides at once, as the mode control says (docs/DESIGN.md §1)."""
-        fair = mode != CONCURRENT
-        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=fair)
+        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), mode != CONCURRENT)
 
     def race_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
         """Both sides at once (the show): they share the machine, so the speedup is not a measurement."""
@@ -222,8 +214,8 @@ class RaceHandlers:
     def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[dict]:
         session.begin()
         session.active, session.show_rejected, session.run = True, show_rejected, None
-        session.views = (PaneView("baseline", "Baseline", phase="loading"), PaneView("assisted", "Assisted", phase="loading"))
-        views = session.views
+        views = session.views = (PaneView("baseline", "Baseline", phase="loading"),
+                                 PaneView("assisted", "Assisted", phase="loading"))
         try:
             request = request_from_controls(values, self.config.limits)
             run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
@@ -241,12 +233,8 @@ class RaceHandlers:
                 return
             live, result = yield from self._run(session, run, setup)
             yield self._finish(session, request, live, result)
-        except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield self._failed(session, str(exc))
-        except Exception as exc:  # a bug: keep serving, say what happened, keep the traceback in the log
-            log.exception("race failed")
-            yield self._failed(session, unexpected_error_text(exc))
+        except Exception as exc:  # a bad request or a bug: keep serving, say what happened in one line
+            yield self._failed(session, failure_text(exc, "race"))
         finally:
             session.active = False
             session.cancel.set()
@@ -291,8 +279,7 @@ class RaceHandlers:
         try:
             tuning = yield from self._tune(session, values)
         except ArenaError as exc:
-            gr.Warning(str(exc))
-            yield {self.ui.status: status_html(str(exc), "error"), **self.buttons(False)}
+            yield {self.ui.status: status_html(failure_text(exc), "error"), **self.buttons(False)}
             return
         if tuning is None:
             yield {self.ui.status: status_html("Tune stopped: nothing was changed."), **self.buttons(False)}
@@ -350,15 +337,12 @@ class RaceHandlers:
     def preset_changed(self, preset_id: str, prompt: str | None) -> dict:
         """A preset was picked: the card, models, decoding, the method's knobs, examples and prompt."""
         u, s = self.ui, preset_state(preset_id, prompt, self.config.max_new_tokens_cap)
-        out = {u.card: s["card"], u.target: gr.update(value=s["target"]),
-               u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
-               u.chat_template: gr.update(value=s["chat_template"]), u.max_new_tokens: gr.update(value=s["max_new_tokens"]),
-               u.decoding: gr.update(value=s["decoding"]), u.temperature: gr.update(value=s["temperature"]),
-               u.top_p: gr.update(value=s["top_p"]), u.sampling_row: gr.update(visible=s["sampling_visible"]),
-               u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),
-               u.prompt: gr.update(value=s["prompt"])}
-        out.update({u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()})
-        return out
+        values = ("target", "chat_template", "max_new_tokens", "decoding", "temperature", "top_p", "prompt")
+        return {u.card: s["card"], **{getattr(u, name): gr.update(value=s[name]) for name in values},
+                u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
+                u.sampling_row: gr.update(visible=s["sampling_visible"]),
+                u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),
+                **{u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()}}
 
     def page_loaded(self, preset_id: str, prompt: str | None) -> dict:
         """gr.Number cannot start empty (it shows and sends 0), but an update to None empties it: apply the
@@ -371,8 +355,6 @@ class RaceHandlers:
 
     def example_picked(self, index: int | None, preset_id: str) -> dict:
         """The prompt for the clicked example of the current preset."""
-        from ...core.presets import get_preset
-
         index = whole_index(index)
         try:
             examples = get_preset(check_preset_id(preset_id)).example_prompts

@@ -7,9 +7,10 @@ from typing import Any
 
 from ...race.result import RaceResult
 from ...render.panes import PaneView
+from ..streaming import PerSession
 
 
-class Session:
+class Session(PerSession):
     """One browser session: its running race, last results and view toggles (gradio deep-copies the initial value:
     each session gets a fresh one). results: mode -> (settings signature, RaceResult); views: the last PaneViews."""
 
@@ -28,9 +29,6 @@ class Session:
     def race(self) -> Any:
         """The running (or last) app.race.runner.Race; None before one starts."""
         return None if self.run is None else self.run.race
-
-    def __deepcopy__(self, memo: dict) -> "Session":
-        return Session()
 
     def begin(self) -> None:
         """A new run starts: forget an old stop request."""

@@ -9,7 +9,6 @@ from typing import Any
 import gradio as gr
 
 from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
-from ...core.presets import load_presets
 from .. import gpu
 from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
@@ -129,7 +128,7 @@ class RaceTab:
 
     def _settings(self) -> None:
         u, initial = self.ui, self.initial
-        u.preset = gr.Dropdown(choices=preset_choices(load_presets()), value=self.config.preset, label="Preset",
+        u.preset = gr.Dropdown(choices=preset_choices(), value=self.config.preset, label="Preset",
                                elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
         u.card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
         self._models()
@@ -183,7 +182,7 @@ class RaceTab:
         def stopped(session):  # the last frame when Stop ends a run inside a ZeroGPU worker (app/ui/gpu.py)
             return {**h.buttons(False), u.status: status_html("Stopped.", "info")}
 
-        u.run.click(gpu.stream(h.race_click, gpu.race_click_duration(), outputs, stopped),
+        u.run.click(gpu.stream(h.race_click, gpu.race_click_duration, outputs, stopped),
                     [u.session, u.show_rejected, u.mode, *u.controls()], outputs, **progress, **self.gen)
         u.tune.click(gpu.stream(h.tune_stream, gpu.race_stream_duration(True), tune_outputs, stopped), inputs,
                      tune_outputs, **progress, **self.gen)

@@ -21,8 +21,7 @@ class ReplayTab:
     def __init__(self, config: UIConfig):
         self.config = config
         self.ui = SimpleNamespace()
-        self.gallery, problem = safe_gallery()
-        self.problem = problem
+        self.gallery, self.problem = safe_gallery()
         self.handlers = ReplayHandlers(self.ui, self.gallery)
 
     def build(self, light: dict, uploads: dict) -> "ReplayTab":
