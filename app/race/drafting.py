@@ -58,6 +58,11 @@ def match_state(length: int) -> str:
     return f"match>={max(b for b in MATCH_BUCKETS if b <= max(length, 1))}"
 
 
+def bucket_length(state: str) -> int | None:
+    """The shortest match length of a prompt-lookup state's bucket; None for a drafting model's state."""
+    return int(state.split(">=")[1]) if state.startswith("match>=") else None
+
+
 def copy_prior(length: int) -> float:
     """The prior that a copied token is kept when the `length` tokens before it agree with the copy's source: a
     kept copy makes the match one token longer, so draft position i of a match of L tokens has the prior
@@ -220,8 +225,7 @@ class CostAwarePolicy:
     def table(self) -> _Acceptance:
         """The acceptance counts of the current state (created with the state's prior when first seen)."""
         if self.state not in self.acceptance:
-            match = int(self.state.split(">=")[1]) if self.state.startswith("match>=") else None
-            self.acceptance[self.state] = _Acceptance(self.max_draft, match)
+            self.acceptance[self.state] = _Acceptance(self.max_draft, bucket_length(self.state))
         return self.acceptance[self.state]
 
     def estimates(self) -> list[float]:
@@ -259,7 +263,7 @@ class CostAwarePolicy:
         if not self.drafts_first and self.rounds_drafted > 1:  # a drafter's first round also reads the whole prompt
             self.draft_cost.observe(drafted, draft_seconds)
         self.table().observe(drafted, accepted)
-        if not self.state.startswith("match>="):  # a lookup's next state is its next match, set when it drafts
+        if bucket_length(self.state) is None:  # a lookup's next state is its next match, set when it drafts
             self.state = "full" if accepted >= drafted else "part" if accepted > 0 else "miss"
         if self.probing:  # a probe that leaves drafting unpaid waits twice as long before the next one
             self.probing = False

@@ -54,10 +54,10 @@ def longest_match(ids: torch.Tensor, max_tokens: int, cap: int = MAX_MATCH) -> M
 
 
 def continuation(ids: torch.Tensor, match: Match, max_tokens: int) -> torch.Tensor:
-    """Up to `max_tokens` tokens that follow `match`'s start, the text's tail repeated where the text ends before
-    them: if the text from `start` on continues as the text after the end does, the copy goes on with the copy
-    itself. A text that has fallen into a loop (a list, a repeated line) is then copied a full draft ahead, where
-    the most recent match alone would reach only one period to the end."""
+    """Up to `max_tokens` tokens that follow `match`'s start. Where the text ends before them and the match agrees
+    over at least as many tokens as the tail from `start` to the end (the text has repeated that tail: a loop, such
+    as a list or a repeated line), the tail is repeated: the copy goes on with the copy itself, a full draft ahead,
+    where the most recent match alone would reach only one period to the end."""
     tail = ids[match.start:match.start + match.available]
     if tail.numel() == 0 or tail.numel() >= max_tokens or match.length < tail.numel():
         return tail
