@@ -41,7 +41,10 @@ class Probe:
         import subprocess
 
         self.url = f"http://127.0.0.1:{port}"
-        self.server = subprocess.Popen([sys.executable, "app.py", "--public", "--port", str(port)], cwd=ROOT,
+        # Its visitors come as a proxy on this machine would send them (each named in X-Forwarded-For), so loopback
+        # is the trusted proxy here, as a Space's own proxy is there.
+        self.server = subprocess.Popen([sys.executable, "app.py", "--public", "--port", str(port),
+                                        "--forwarded-allow-ips", "127.0.0.1"], cwd=ROOT,
                                        stdout=open(log, "w"), stderr=subprocess.STDOUT)
         self.watched = Watched(self.server.pid)
         self.http = httpx.Client(timeout=httpx.Timeout(30, read=300))

@@ -41,6 +41,7 @@ class UIConfig:
     bench_minutes: float | None = None
     max_model_gb: float | None = None
     queue_size: int = 16
+    forwarded_allow_ips: str | None = None
 
     @property
     def is_public(self) -> bool:
@@ -76,11 +77,28 @@ class UIConfig:
                       allow_local=self.allow_local_models, trust_remote_code=self.trust_remote_code,
                       work_tokens=work, max_model_bytes=max_model)
 
+    @property
+    def trusted_proxies(self) -> str:
+        """The proxies whose ``X-Forwarded-For`` names the visitor (uvicorn's FORWARDED_ALLOW_IPS syntax: addresses and
+        networks, comma-separated; "" trusts none): the flag, else $FORWARDED_ALLOW_IPS, else the Space's own proxy hop
+        on a Space, gradio's local tunnel client with --share, and none otherwise (docs/DESIGN.md §4.5)."""
+        if self.forwarded_allow_ips is not None:
+            return self.forwarded_allow_ips
+        if "FORWARDED_ALLOW_IPS" in os.environ:
+            return os.environ["FORWARDED_ALLOW_IPS"]
+        if os.environ.get("SPACE_ID") or os.environ.get("SYSTEM") == "spaces":
+            return SPACE_PROXIES
+        return LOOPBACK if self.share else ""
+
     def generation_concurrency(self) -> int:
         """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
         return self.concurrency_limit if self.concurrency_limit is not None else 2 if has_gpu() else 1
 
 
+#: A Space is reached only through its own proxy, from the platform's private network; it appends the visitor.
+SPACE_PROXIES = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7"
+#: gradio's --share tunnel reaches the page from a client on this machine.
+LOOPBACK = "127.0.0.1,::1"
 #: A public page's longest benchmark run (minutes).
 PUBLIC_BENCH_MINUTES = 3.0
 #: The smallest --max-new-tokens-cap: a fair measurement warms up with 8 tokens a side, and the sliders need room.
@@ -141,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{PUBLIC_BENCH_MINUTES:g} when public, else no limit)")
     parser.add_argument("--queue-size", type=_positive, default=16,
                         help="jobs that may wait in the queue; more are refused with 'queue is full' (default 16)")
+    parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
+                        help="proxies (addresses or networks, comma-separated) trusted to name the visitor in "
+                             "X-Forwarded-For, as uvicorn's option of that name; a visitor's address decides its one "
+                             "job at a time (default: $FORWARDED_ALLOW_IPS, else the Space's proxy on a Space, this "
+                             "machine with --share, else none: the connection's own address)")
     return parser
 
 

@@ -19,6 +19,7 @@ from ...planner.report import plan_to_csv
 from ...planner.request import calculator_numbers, plan_options, plan_prompts
 from ...race.methods import get_method
 from ..config import UIConfig
+from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
 from ..html import status_html
@@ -200,7 +201,7 @@ class PlannerHandlers:
                 options = plan_options(*hardware, max_new_tokens, self.config.limits)
                 yield (yield from self.api_measure(preset, prompts, target, assistant, options))
             except ArenaError as exc:
-                raise gr.Error(str(exc), print_exception=False) from None
+                raise popups.error(exc) from None
 
         return plan
 

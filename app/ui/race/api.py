@@ -7,13 +7,13 @@ import inspect
 import logging
 from typing import Any, Callable, Iterator, Optional
 
-import gradio as gr
 
 from ...core.errors import ArenaError
 from ...core.knobs import KNOB_TABLE, KNOBS, REQUEST
 from ...core.requests import build_request
 from ...race.lifecycle import RaceRun
 from ..config import DEFAULT_PRESET, UIConfig
+from .. import popups
 from ..keepalive import in_background
 
 log = logging.getLogger("app.ui")
@@ -43,7 +43,7 @@ def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> It
         result = yield from in_background(run.run, "api-race")
         yield result.raise_if_failed().to_dict()
     except ArenaError as exc:
-        raise gr.Error(str(exc), print_exception=False) from None
+        raise popups.error(exc) from None
     finally:
         if run is not None:  # cancelled or disconnected: both workers end after their current forward pass
             run.close("job cancelled or client gone")
@@ -57,7 +57,7 @@ def make_endpoint(config: UIConfig, sequential: bool) -> Callable[..., Iterator[
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:  # a raw HTTP client sent more or other parameters than the signature has
-            raise gr.Error(f"request: {exc}", print_exception=False) from None
+            raise popups.error(f"request: {exc}") from None
         bound.apply_defaults()
         yield from stream_api(config, sequential, dict(bound.arguments))
 
