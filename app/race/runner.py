@@ -21,6 +21,7 @@ from ..core.requests import WARMUP_TOKENS
 from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
 from .ghosts import GhostCache, KeptRun, ghost_key, kept_from
+from .trust import PROBE_TOKENS, KeptCheck, check_kept
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call, uad_tokenizers
 from .result import AssistedResult, RaceResult, Round, SideResult, Token
@@ -77,6 +78,23 @@ class SideSnapshot:
     elapsed: float | None = None
 
 
+class StepClock:
+    """A streamer for a plain generate() that only notes when each new token arrived (seconds from ``start``, which
+    the caller sets right before generate()); the first ``put`` is the prompt."""
+
+    def __init__(self) -> None:
+        self.start, self.times, self._prompt = time.perf_counter(), [], True
+
+    def put(self, value: Any) -> None:
+        if self._prompt:
+            self._prompt = False
+            return
+        self.times.append(time.perf_counter() - self.start)
+
+    def end(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class RaceSnapshot:
     """Both sides of a race at one moment (:meth:`Race.snapshot`)."""
@@ -101,6 +119,7 @@ class Race:
                  stop: threading.Event | None = None, ghosts: GhostCache | None = None):
         self.setup = setup
         self.ghosts, self.kept, self._ghost_key = ghosts, None, None
+        self.kept_check: KeptCheck | None = None  # the check of a kept run found for this race (None: none found)
         self.sequential, self.seed = sequential, seed
         self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
         self._policies = self.policy = self.verify_cost = None
@@ -157,10 +176,21 @@ class Race:
 
     def _warm_up(self) -> None:
         use_threads(MACHINE_THREADS if not self.threads_per_side else self.threads_per_side)
-        for assisted in (False, True)[1 if self.kept is not None else 0:]:
+        for assisted in (False, True):
             if self.stop_event.is_set():
                 return
             self._generate(*self._drafts(assisted), max_new_tokens=WARMUP_TOKENS)
+            if not assisted and self.kept is not None:
+                self._check_kept(self.kept)
+
+    def _check_kept(self, kept: KeptRun) -> None:
+        """Time a few plain steps now and keep `kept` only if its steps took the same (docs/DESIGN.md §5.16)."""
+        clock = StepClock()
+        self._generate(None, False, clock, max_new_tokens=PROBE_TOKENS + 1)
+        self.kept_check = check_kept(kept.token_times, clock.times, time.time() - kept.recorded_at)
+        if not self.kept_check.reused:
+            log.info("kept plain run not reused: %s", self.kept_check.reason)
+            self.kept = None
 
     def _run_sequential(self) -> None:
         try:
@@ -328,6 +358,7 @@ class Race:
             errors={s: r.error for s, r in self.records.items() if r.error},
             stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side,
             dtype=getattr(getattr(self.setup, "target", None), "dtype", None),
-            baseline_kept_at=self.kept_at)
+            baseline_kept_at=self.kept_at,
+            baseline_check=self.kept_check.to_dict() if self.kept_check is not None else None)
         result.why = explain(result, result.knobs, self.verify_cost)
         return result

@@ -13,11 +13,15 @@ from .html import esc
 MAX_POSITIONS = 16
 
 
-def speedup_words(speedup: float) -> tuple[str, str]:
-    """('1.77× faster', 'win') / ('0.81× — slower than plain', 'loss') / ('1.00× — about the same', 'even')."""
-    verdict = speedup_verdict(speedup)
-    words = {"win": "faster", "loss": "\u2014 slower than plain", "even": "\u2014 about the same"}[verdict]
-    return f"{speedup:.2f}\u00d7 {words}", verdict
+def speedup_words(speedup: float, verdict: Any = None) -> tuple[str, str]:
+    """('1.77× faster', 'win') / ('0.81× — slower than plain', 'loss') / ('1.00× — level with plain', 'even') /
+    ('10.40× — not a measurement', 'unmeasured'). verdict: the race's own (app/race/trust.py ``Verdict``), which
+    reads a gap inside its noise, or a race with no draft, as level; without it, the fixed band of
+    ``speedup_verdict``."""
+    kind = verdict.kind if verdict is not None else speedup_verdict(speedup)
+    words = {"win": "faster", "loss": "\u2014 slower than plain", "even": "\u2014 level with plain",
+             "unmeasured": "\u2014 not a measurement"}[kind]
+    return f"{speedup:.2f}\u00d7 {words}", kind
 
 
 def _positions_html(result: RaceResult, break_even: float | None) -> str:

@@ -68,6 +68,8 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .stat.speed-win .stat-value { color: #007a59; }
 .stat.speed-loss { border-color: #D55E00; background: rgba(213,94,0,.07); }
 .stat.speed-loss .stat-value { color: #b34f00; }
+.stat.speed-unmeasured { border-color: #E69F00; border-style: dashed; }
+.stat.speed-unmeasured .stat-value { text-decoration: line-through; }
 
 /* ---- round chart ---- */
 .chart { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;

@@ -138,6 +138,8 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 .plan-verdict { margin-top: 10px; padding: 8px 12px; border-radius: 8px; font-size: 0.9rem; }
 .plan-verdict-yes, .fit-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
 .plan-verdict-no, .fit-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
+.plan-verdict-close { background: rgba(230,159,0,.1); border-left: 4px dashed #E69F00; }
+.plan-prediction, .plan-projection { font-size: .9em; margin-top: 4px; }
 .plan-hw { margin-top: 6px; font-size: 0.84rem; color: var(--body-text-color-subdued); }
 .plan-svg svg { width: 100%; height: auto; display: block; }
 .plan-keys { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.78rem; margin-top: 4px; }

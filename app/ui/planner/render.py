@@ -59,9 +59,7 @@ def headline_html(plan: dict[str, Any]) -> str:
     stats.append(_stat("best gamma", str(plan["best_gamma"]), "draft tokens per round (searched 1-20)", "plan-stat-gamma"))
     stats.append(_stat("predicted speedup", f"{plan['predicted_speedup']:.2f}x",
                        f"Theorem 3.8 at alpha {plan['alpha']:.3f}, c {plan['c']:.4f}", "plan-stat-speedup"))
-    v = plan["verdict"]
-    cls = "plan-verdict-yes" if v["alpha_exceeds_c"] else "plan-verdict-no"
-    word = "alpha exceeds c: drafting can pay off" if v["alpha_exceeds_c"] else "alpha does not exceed c: keep it off"
+    verdict_box = final_html(plan)
     who = ""
     if plan.get("target"):
         who = (f'<div class="plan-who">{_e(plan.get("method") or "")} \u00b7 {_e(plan["target"])}'
@@ -75,8 +73,26 @@ def headline_html(plan: dict[str, Any]) -> str:
                    f'({hw["predicted_speedup"]:.2f}x, the dashed curve).</div>')
     mode = "measured" if m else "calculator"
     return (f'<div class="plan-headline">{who}<div class="plan-stats">{"".join(stats)}</div>'
-            f'<div class="plan-verdict {cls}"><b>{_e(word)}.</b> {_e(v["text"])}</div>{hw_line}'
+            f'{verdict_box}{hw_line}'
             f'<span class="plan-mode" data-mode="{mode}"></span></div>')
+
+
+#: The plan's one verdict (app/planner/plan.py ``final_verdict``): its box class and its lead, by what it says.
+FINAL = {"yes": ("plan-verdict-yes", "Drafting pays"), "no": ("plan-verdict-no", "Keep it off"),
+         "level": ("plan-verdict-no", "Level with plain"), "close": ("plan-verdict-close", "Too close to call")}
+
+
+def final_html(plan: dict[str, Any]) -> str:
+    """One verdict box: the measured races' verdict when the plan raced (the prediction below it, as a prediction),
+    else the prediction's."""
+    final = plan.get("final") or {"pays": "yes" if plan["verdict"]["alpha_exceeds_c"] else "no", "source": "predicted",
+                                  "text": plan["verdict"]["text"], "prediction": plan["verdict"]["text"]}
+    cls, lead = FINAL[final["pays"]]
+    source = "measured on your prompts" if final["source"] == "measured" else "predicted from alpha and c"
+    aside = (f'<div class="plan-prediction">The prediction from alpha and c said: {_e(final["prediction"])}</div>'
+             if final["source"] == "measured" else "")
+    return (f'<div class="plan-verdict {cls}" data-source="{_e(final["source"])}"><b>{_e(lead)}</b> '
+            f'({_e(source)}): {_e(final["text"])}{aside}</div>')
 
 
 def plot_html(plan: dict[str, Any]) -> str:
@@ -175,8 +191,11 @@ def cost_html(plan: dict[str, Any]) -> str:
                     f"</td>{money}</tr>")
     body = (f'<table class="plan-table"><thead><tr><th>speedup</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
-    return _section(f"Cost at {cost['hours_per_month']:g} GPU hours a month (savings per month)", body, "plan-cost",
-                    cost["price_source"])
+    title = f"Cost at {cost['hours_per_month']:g} GPU hours a month (savings per month)"
+    if cost.get("projection"):
+        title = f"Projected cost at {cost['hours_per_month']:g} GPU hours a month, if the GPUs gave these speedups"
+        body = f'<div class="plan-projection">This is {_e(cost["projection"])}.</div>' + body
+    return _section(title, body, "plan-cost", cost["price_source"])
 
 
 def advice_html(plan: dict[str, Any]) -> str:
