@@ -42,6 +42,7 @@ class UIConfig:
     max_model_gb: float | None = None
     queue_size: int = 16
     forwarded_allow_ips: str | None = None
+    mcp: bool | None = None
 
     @property
     def is_public(self) -> bool:
@@ -89,6 +90,14 @@ class UIConfig:
         if os.environ.get("SPACE_ID") or os.environ.get("SYSTEM") == "spaces":
             return SPACE_PROXIES
         return LOOPBACK if self.share else ""
+
+    @property
+    def mcp_server(self) -> bool:
+        """Whether the page also serves its named API as MCP tools: the flag, else $GRADIO_MCP_SERVER (gradio's own
+        switch, which a Space operator sets as a variable)."""
+        if self.mcp is not None:
+            return self.mcp
+        return os.environ.get("GRADIO_MCP_SERVER", "").lower() in ("1", "true", "yes")
 
     def generation_concurrency(self) -> int:
         """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
@@ -159,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{PUBLIC_BENCH_MINUTES:g} when public, else no limit)")
     parser.add_argument("--queue-size", type=_positive, default=16,
                         help="jobs that may wait in the queue; more are refused with 'queue is full' (default 16)")
+    parser.add_argument("--mcp", action=argparse.BooleanOptionalAction, default=None,
+                        help="also serve race, measure and plan as MCP tools at /gradio_api/mcp/ (the same limits, "
+                             "budgets and queue as the page; default: $GRADIO_MCP_SERVER, off)")
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
                         help="proxies (addresses or networks, comma-separated) trusted to name the visitor in "
                              "X-Forwarded-For, as uvicorn's option of that name; a visitor's address decides its one "

@@ -70,6 +70,7 @@ class App:
             guard_generation(self.demo)
         return self.demo.launch(server_name=self.config.host, server_port=self.config.port, share=self.config.share,
                                 show_error=False, max_file_size=MAX_UPLOAD_BYTES, app_kwargs=upload_cap(),
+                                mcp_server=self.config.mcp_server,
                                 **launch_kwargs(), **kwargs)
 
 

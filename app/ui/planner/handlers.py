@@ -191,8 +191,24 @@ class PlannerHandlers:
                  c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
                  assistant: Optional[str] = None, dtype: str = "bfloat16", context_tokens: int = 4096,
                  gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
-            """The planner: alpha/c/best gamma/memory/cost as one dict (the CLI's `plan --json`). With alpha and c:
-            the calculator (instant); otherwise measures on the preset's models (prompts: one per line)."""
+            """The draft planner: alpha, c, the best draft length gamma, predicted and measured speedup, memory and
+            cost as one dict (the CLI's `plan --json`), with one verdict in `final`. With alpha and c: the calculator
+            (instant); otherwise it measures on the preset's models and your prompts.
+
+            Args:
+                preset: preset id whose models and method are planned, e.g. offline-uad or drafter
+                prompts: your prompts, one per line (empty: the preset's examples)
+                alpha: acceptance rate per drafted token, 0-1 (give alpha and c for the instant calculator)
+                c: cost ratio, one draft step over one target step (with alpha: the calculator)
+                max_new_tokens: tokens generated per prompt while measuring
+                target: the target model's hub id (null: the preset's)
+                assistant: the drafter model's hub id (null: the preset's)
+                dtype: weight dtype for the memory estimate (bfloat16, float16, float32, int8, int4)
+                context_tokens: tokens of KV cache for the memory estimate
+                gpu_memory_gb: the GPU's memory for the fits-or-not check
+                gpu_prices: GPU prices as NAME=DOLLARS_PER_HOUR, one per line (empty: A10 and H100 list prices)
+                hours_per_month: GPU hours a month for the cost estimate
+            """
             hardware = (gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month)
             try:
                 if alpha is not None or c is not None:

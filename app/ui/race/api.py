@@ -25,6 +25,28 @@ LEADING = (("preset", str, DEFAULT_PRESET), ("prompt", str, ""), ("max_new_token
            ("assistant", Optional[str], None), ("chat_template", Optional[bool], None))
 
 
+#: What each leading parameter means, for the API page and an agent reading the MCP tool (knobs: the knob table's help).
+DESCRIBED = {
+    "preset": "preset id, e.g. offline-prompt-lookup (runs offline), drafter, prompt-lookup, layerskip, uad, ensemble",
+    "prompt": "the text to continue or the question to answer",
+    "max_new_tokens": "tokens to generate a side (null: the preset's; the server caps it)",
+    "do_sample": "sample instead of greedy decoding (null: the preset's; greedy assisted output equals plain)",
+    "temperature": "sampling temperature (only with do_sample)",
+    "top_p": "nucleus sampling mass (only with do_sample)",
+    "seed": "random seed for sampling (makes a measured run reproducible)",
+    "target": "the target model's hub id (null: the preset's)",
+    "assistant": "the drafter model's hub id (null: the preset's)",
+    "chat_template": "wrap the prompt in the target's chat template (null: the preset's)",
+}
+
+
+def described(summary: str) -> str:
+    """`summary` with a Google-style ``Args:`` section for every parameter (gradio reads it for the API page and the
+    MCP tool's parameter descriptions)."""
+    lines = [f"    {p.name}: {DESCRIBED.get(p.name) or KNOB_TABLE[p.name].help}" for p in parameters()]
+    return summary + "\n\nArgs:\n" + "\n".join(lines)
+
+
 def parameters() -> list[inspect.Parameter]:
     """The endpoint's keyword parameters, with types for the API page and gradio_client."""
     params = [*LEADING, *((k, Optional[KNOB_TABLE[k].python_type], None) for k in KNOBS)]
@@ -64,10 +86,13 @@ def make_endpoint(config: UIConfig, sequential: bool) -> Callable[..., Iterator[
     endpoint.__signature__ = signature  # type: ignore[attr-defined]
     endpoint.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": dict}
     endpoint.__name__ = "measure" if sequential else "race"
-    endpoint.__doc__ = (
-        "Warm up, then run baseline and assisted generate() one after the other (fair timing); returns the "
-        "CLI's JSON result." if sequential else
-        "Race baseline and assisted generate() concurrently; returns the CLI's JSON result (speedup, identical, "
+    endpoint.__doc__ = described(
+        "Measure whether assisted decoding pays on this prompt: warm up, then run plain and assisted generate() one "
+        "after the other, each with the machine to itself; returns the race's JSON result (speedup, verdict, "
+        "identical, acceptance_rate, mean_accepted_length, per-side tokens/s, every assisted token with its status, "
+        "rounds). Use this for a measured answer." if sequential else
+        "Race plain and assisted generate() at the same time (a show: the two share the machine, so the speedup is "
+        "not a measurement; use measure for that); returns the race's JSON result (speedup, identical, "
         "first_divergence, per-side tokens/s, TTFT, assisted tokens with status, rounds)."
     )
     return endpoint
