@@ -100,3 +100,44 @@ def page(server, browser):
     page = open_page(browser, url)
     yield page
     page.close()
+
+
+#: Hub ids the local hub serves, and which tiny model (tests/tiny_models.py build_llama_pair) each one holds.
+HUB_MODELS = {"HuggingFaceTB/SmolLM2-135M-Instruct": "target", "HuggingFaceTB/SmolLM-1.7B": "target",
+              "HuggingFaceTB/SmolLM-135M": "drafter"}
+
+
+@pytest.fixture(scope="session")
+def local_hub(tmp_path_factory):
+    """A local stand-in for the Hugging Face hub (tests/local_hub.py) serving tiny Llama checkpoints under the ids of
+    HUB_MODELS, started once per session; each test that points the app at it uses `on_hub`."""
+    from tests.local_hub import LocalHub
+
+    pair = tiny_models.build_llama_pair(tmp_path_factory.mktemp("hub_models"))
+    with LocalHub() as hub:
+        for repo_id, which in HUB_MODELS.items():
+            hub.add_folder(repo_id, pair[which])
+        hub.tiny = pair
+        yield hub
+
+
+@pytest.fixture
+def on_hub(local_hub, tmp_path, monkeypatch):
+    """This process's huggingface_hub pointed at the local hub with a fresh, empty HF_HOME and no token; no faults."""
+    from huggingface_hub import constants
+
+    from app.core.hub import hub_reachable
+    from tests.local_hub import hub_constants, hub_environment
+
+    home = tmp_path / "hf_home"
+    for key, value in hub_environment(local_hub.url, home).items():
+        monkeypatch.setenv(key, value)
+    for key, value in hub_constants(local_hub.url, home).items():
+        monkeypatch.setattr(constants, key, value)
+    for key in ("HF_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(key, raising=False)
+    local_hub.reset()
+    hub_reachable.cache_clear()
+    yield local_hub
+    local_hub.reset()
+    hub_reachable.cache_clear()

@@ -56,7 +56,8 @@ class RaceRun:
         """Validate, load and encode (once)."""
         if self.setup is None:
             r = self.request
-            self.setup = prepare(r.preset, r.prompt, r.limits, cache=self.cache, progress=self.progress)
+            self.setup = prepare(r.preset, r.prompt, r.limits, cache=self.cache, progress=self.progress,
+                                 stop=self.stop_event)
         return self.setup
 
     def run(self) -> RaceResult:
