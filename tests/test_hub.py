@@ -4,6 +4,7 @@ for each way the hub fails. Nothing here reaches a real host."""
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -43,9 +44,10 @@ def test_a_hub_model_downloads_with_progress_then_loads_from_the_cache(on_hub, m
     messages: list[str] = []
     first = ModelCache().get_model(SMOL, LoadOptions(max_model_bytes=10**9), messages.append)
     assert torch.equal(first.model.model.embed_tokens.weight, weights_of(on_hub.tiny["target"]))
-    lines = [m for m in messages if m.startswith("Downloading model.safetensors (1 of 1): ")]
+    lines = [m for m in messages if m.startswith(f"Downloading {SMOL}/model.safetensors (1 of 1): ")]
     assert len(lines) >= 2 and " of " in lines[0] and "/s" in lines[0] and "left" in lines[0], messages
-    assert lines[-1].split(": ")[1].split(",")[0].split(" of ")[0] == lines[-1].split(" of ")[2].split(",")[0]
+    done, total = re.search(r"\): (.+?) of (.+?), ", lines[-1]).groups()
+    assert done == total, lines[-1]  # the last line of a file says all of it arrived
     gets = len(cdn_gets(on_hub))
     ModelCache().get_model(SMOL, LoadOptions(max_model_bytes=10**9))  # a new process's cache: no weights move
     assert len(cdn_gets(on_hub)) == gets == 1
@@ -68,7 +70,7 @@ def test_stop_ends_a_download_and_the_next_load_fetches_it(on_hub, monkeypatch):
         if message.startswith("Downloading"):
             stop.set()  # Stop pressed while the first chunks arrive
 
-    with pytest.raises(download.DownloadStopped, match="Stopped while downloading model.safetensors"):
+    with pytest.raises(download.DownloadStopped, match=f"Stopped while downloading {SMOL}/model.safetensors"):
         ModelCache().get_model(SMOL, LoadOptions(), progress, stop)
     from huggingface_hub import constants
 
@@ -159,3 +161,23 @@ def test_a_cached_model_still_loads_while_the_hub_fails(on_hub):
     ModelCache().get_model("HuggingFaceTB/SmolLM-135M", LoadOptions())
     on_hub.faults.broken.add("HuggingFaceTB/SmolLM-135M")
     assert ModelCache().get_model("HuggingFaceTB/SmolLM-135M", LoadOptions()).model is not None
+
+
+def test_a_terminal_shows_download_progress_without_verbose(monkeypatch):
+    import io
+    import logging
+    import sys
+
+    from app.cli.common import progress_logger
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(logging.getLogger("app"), "isEnabledFor", lambda level: False)  # no --verbose
+    for message in ("Downloading a/b/model.safetensors (1 of 1): 1.0 MB of 2.0 MB, 1.0 MB/s, about 1 s left",
+                    "Downloading a/b/model.safetensors (1 of 1): 2.0 MB of 2.0 MB, 1.0 MB/s", "Loading a/b"):
+        progress_logger(message)
+    assert err.getvalue().count("\r") == 2 and err.getvalue().endswith("2.0 MB of 2.0 MB, 1.0 MB/s\x1b[K\n")

@@ -15,6 +15,8 @@ from .hub import check_size, hub_error, hub_reachable, repo_info, transient, wei
 
 Progress = Callable[[str], None]
 
+#: How every download progress message starts (a terminal shows these without --verbose).
+DOWNLOADING = "Downloading "
 #: Seconds between two progress messages of one file (the first and the last are always sent).
 PROGRESS_EVERY_S = 1.0
 
@@ -41,14 +43,15 @@ def size_text(n: float) -> str:
 
 
 def progress_text(name: str, index: int, count: int, done: int, total: int | None, seconds: float) -> str:
-    """One progress line: file, bytes done of total, rate and time left ('about 12 s left')."""
+    """One progress line: file (repo id/file name), its place among the repository's weight files, bytes done of
+    total, rate and time left ('about 12 s left')."""
     rate = done / seconds if seconds > 0 else 0.0
     of = f" of {size_text(total)}" if total else ""
     left = ""
     if total and rate > 0 and done < total:
         secs = (total - done) / rate
         left = f", about {secs / 60:.0f} min left" if secs >= 90 else f", about {secs:.0f} s left"
-    return f"Downloading {name} ({index} of {count}): {size_text(done)}{of}, {size_text(rate)}/s{left}"
+    return f"{DOWNLOADING}{name} ({index} of {count}): {size_text(done)}{of}, {size_text(rate)}/s{left}"
 
 
 class _Bar:
@@ -98,7 +101,7 @@ def _fetch(repo_id: str, revision: str | None, files: list[tuple[str, int]], pro
             raise DownloadStopped(f"Stopped before downloading {name} of '{repo_id}'.")
 
         def bar(**kwargs: Any) -> _Bar:
-            return _Bar((name, i, len(files)), progress, stop, **kwargs)
+            return _Bar((f"{repo_id}/{name}", i, len(files)), progress, stop, **kwargs)
 
         hf_hub_download(repo_id, name, revision=revision, tqdm_class=bar)  # type: ignore[arg-type]
 
