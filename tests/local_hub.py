@@ -36,12 +36,14 @@ LFS_SUFFIXES = (".safetensors", ".bin", ".gguf")
 @dataclass
 class Faults:
     """How the hub misbehaves, per repository id. drops: file path -> times left to cut the connection after half
-    the file; slow: seconds every answer about these repositories waits before its headers."""
+    the file; slow: seconds every answer about these repositories waits before its headers; rate: bytes per second
+    the CDN sends their files at (a slow link)."""
 
     gated: set[str] = field(default_factory=set)
     broken: set[str] = field(default_factory=set)
     drops: dict[str, int] = field(default_factory=dict)
     slow: dict[str, float] = field(default_factory=dict)
+    rate: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -229,11 +231,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, b"NoSuchKey", {}, head)
         if (delay := self.hub.faults.slow.get(repo_id)) is not None:
             time.sleep(delay)
-        self._file(data, "/".join(rest[1:]), {"ETag": f'"{_sha256(data)}"'}, head)
+        self._file(data, "/".join(rest[1:]), {"ETag": f'"{_sha256(data)}"'}, head, self.hub.faults.rate.get(repo_id))
 
     # ----- answers ------------------------------------------------------------------------------------------------
-    def _file(self, data: bytes, path: str, headers: dict[str, str], head: bool) -> None:
-        """A file's bytes, from a ``Range: bytes=N-`` offset when asked; dropped after half when a fault says so."""
+    def _file(self, data: bytes, path: str, headers: dict[str, str], head: bool, rate: float | None = None) -> None:
+        """A file's bytes, from a ``Range: bytes=N-`` offset when asked; dropped after half when a fault says so;
+        sent at `rate` bytes per second when given."""
         start = 0
         match = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range", ""))
         if match and int(match.group(1)) < len(data):
@@ -248,6 +251,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if rate and not head:
+            self._headers(status, {**headers, "Accept-Ranges": "bytes", "Content-Length": str(len(body))})
+            piece = max(1, int(rate / 10))
+            for at in range(0, len(body), piece):  # bounded: len(body) / piece writes
+                self.wfile.write(body[at:at + piece])
+                time.sleep(0.1)
             return
         self._send(status, body, {**headers, "Accept-Ranges": "bytes"}, head)
 

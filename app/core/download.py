@@ -50,7 +50,7 @@ def progress_text(name: str, index: int, count: int, done: int, total: int | Non
     left = ""
     if total and rate > 0 and done < total:
         secs = (total - done) / rate
-        left = f", about {secs / 60:.0f} min left" if secs >= 90 else f", about {secs:.0f} s left"
+        left = f", about {secs / 60:.0f} min left" if secs >= 90 else f", about {max(1, round(secs))} s left"
     return f"{DOWNLOADING}{name} ({index} of {count}): {size_text(done)}{of}, {size_text(rate)}/s{left}"
 
 
