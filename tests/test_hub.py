@@ -125,6 +125,9 @@ def test_each_hub_failure_is_one_line_that_says_what_to_do(on_hub, monkeypatch):
     on_hub.faults.gated.add(SMOL)
     answers["gated, no token"] = failure(SMOL)
     assert "gated model" in answers["gated, no token"] and "HF_TOKEN" in answers["gated, no token"]
+    with pytest.raises(ArenaError) as tokenizer:
+        ModelCache().get_tokenizer(SMOL)
+    assert str(tokenizer.value) == answers["gated, no token"]
     assert "`hf auth login`" in answers["gated, no token"]
     monkeypatch.setenv("HF_TOKEN", "hf_wrong")
     answers["gated, a token without access"] = failure(SMOL)
@@ -159,8 +162,11 @@ def test_a_dropped_download_leaves_the_cache_usable(on_hub, monkeypatch):
 
 def test_a_cached_model_still_loads_while_the_hub_fails(on_hub):
     ModelCache().get_model("HuggingFaceTB/SmolLM-135M", LoadOptions())
+    ModelCache().get_tokenizer("HuggingFaceTB/SmolLM-135M")
     on_hub.faults.broken.add("HuggingFaceTB/SmolLM-135M")
     assert ModelCache().get_model("HuggingFaceTB/SmolLM-135M", LoadOptions()).model is not None
+    assert ModelCache().get_tokenizer("HuggingFaceTB/SmolLM-135M") is not None
+    assert ("GET", "/api/models/HuggingFaceTB/SmolLM-135M", "") in on_hub.requests  # it asked, got 500, used the cache
 
 
 def test_a_terminal_shows_download_progress_without_verbose(monkeypatch):

@@ -106,6 +106,27 @@ def _fetch(repo_id: str, revision: str | None, files: list[tuple[str, int]], pro
         hf_hub_download(repo_id, name, revision=revision, tqdm_class=bar)  # type: ignore[arg-type]
 
 
+def _ask(repo_id: str, revision: str | None) -> tuple[Any, HubPlan | None]:
+    """(the hub's ModelInfo, None) when the hub answers; (None, a cache-only plan) when it cannot be reached or fails
+    in a way a cached copy survives (a server error, a timeout, a dropped connection: asking again through
+    from_pretrained would retry with back-off for tens of seconds). ArenaError when the hub refuses."""
+    if not hub_reachable():
+        return None, HubPlan({"local_files_only": True})
+    try:
+        return repo_info(repo_id, revision), None
+    except Exception as exc:  # huggingface_hub's errors, httpx's network errors
+        if transient(exc):
+            return None, HubPlan({"local_files_only": True}, exc)
+        raise hub_error(repo_id, exc, revision) from None
+
+
+def plan_file_read(repo_id: str, revision: str | None) -> HubPlan:
+    """The :class:`HubPlan` for a read of small files (a tokenizer): nothing to cap, but the same answers as a
+    model load when the hub refuses, and the local cache when it fails."""
+    _, plan = _ask(repo_id, revision)
+    return plan or HubPlan({})
+
+
 def prepare_hub_load(repo_id: str, revision: str | None, max_bytes: int | None, progress: Progress | None = None,
                      stop: threading.Event | None = None) -> HubPlan:
     """Check the size cap and download the weights of `repo_id` at `revision` with progress, when downloads can
@@ -114,14 +135,10 @@ def prepare_hub_load(repo_id: str, revision: str | None, max_bytes: int | None, 
     When the hub cannot be reached, or fails in a way a cached copy survives (a server error, a timeout, a dropped
     connection), the plan reads the local cache only: no download can happen, so no size is needed.
     """
-    if not hub_reachable():
-        return HubPlan({"local_files_only": True})
-    try:
-        files = weight_files(repo_info(repo_id, revision))
-    except Exception as exc:  # huggingface_hub's errors, httpx's network errors
-        if transient(exc):
-            return HubPlan({"local_files_only": True}, exc)
-        raise hub_error(repo_id, exc, revision) from None
+    info, plan = _ask(repo_id, revision)
+    if plan is not None:
+        return plan
+    files = weight_files(info)
     check_size(repo_id, files, max_bytes)
     try:
         _fetch(repo_id, revision, files, progress, stop)

@@ -17,8 +17,8 @@ from typing import Any, Callable
 import torch
 
 from .errors import ArenaError
-from .download import HubPlan, prepare_hub_load
-from .hub import hub_error, hub_reachable
+from .download import HubPlan, plan_file_read, prepare_hub_load
+from .hub import hub_error
 from .sources import Source, converted_folder, resolve
 from .tokenizers import TokenizerPool
 
@@ -48,12 +48,13 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _hub_kwargs(source: Source, revision: str | None = None) -> dict[str, Any]:
-    """from_pretrained's hub arguments for a file-only read (a tokenizer): the revision, and the local cache only
-    when the hub is unreachable."""
+def _file_read(source: Source, revision: str | None) -> HubPlan:
+    """How from_pretrained may read a tokenizer: for a hub source the revision, and the local cache only when the hub
+    is unreachable or failing (app/core/download.py)."""
     if source.kind != "hub":
-        return {}
-    return {**({"revision": revision} if revision else {}), **({} if hub_reachable() else {"local_files_only": True})}
+        return HubPlan({})
+    plan = plan_file_read(source.path, revision)
+    return HubPlan({**plan.kwargs, **({"revision": revision} if revision else {})}, plan.cause)
 
 
 def _model_kwargs(options: "LoadOptions", device: str, dtype: torch.dtype) -> dict[str, Any]:
@@ -224,12 +225,13 @@ class ModelCache:
                     return self._tokenizers[key]
             from transformers import AutoTokenizer
 
+            plan = _file_read(source, revision)
             try:
                 tok = AutoTokenizer.from_pretrained(local_folder(source, progress), trust_remote_code=trust_remote_code,
-                                                    **_hub_kwargs(source, revision))
+                                                    **plan.kwargs)
             except (OSError, ValueError) as exc:
                 if source.kind == "hub":
-                    raise hub_error(spec, exc, revision) from None
+                    raise hub_error(spec, plan.cause or exc, revision) from None
                 raise ArenaError(f"Could not load a tokenizer from '{spec}': {exc}") from None
             pool = TokenizerPool(tok)
             with self._lock:
