@@ -60,3 +60,22 @@ def test_the_space_serves_its_default_from_the_hub(on_hub, monkeypatch):
     first = "Downloading HuggingFaceTB/SmolLM2-135M-Instruct/model.safetensors (1 of 1)"
     assert any(m.startswith(first) for m in messages), messages
     assert any(r[1] == "/api/models/HuggingFaceTB/SmolLM2-135M-Instruct" for r in on_hub.requests)
+
+
+def test_stop_and_a_closed_api_job_reach_a_download_in_progress():
+    """A download runs inside RaceRun.prepare: the page's Stop (Session.stop) and a closed API job (RaceRun.close
+    before the race) set the event the download checks at every chunk (app/core/download.py)."""
+    import threading
+
+    from app.race.lifecycle import RaceRun
+    from app.ui.race.session import Session
+
+    session = Session()
+    session.run = RaceRun(None)
+    assert session.stop(timeout=0) and session.run.stop_event.is_set()
+    closed = RaceRun(None)
+    closed.close("job cancelled or client gone")
+    assert closed.stop_event.is_set()
+    shared = threading.Event()  # a benchmark's: one preset failing to load does not stop the rest
+    RaceRun(None, stop=shared).close("the benchmark ended early")
+    assert not shared.is_set()
