@@ -102,22 +102,19 @@ def page(server, browser):
     page.close()
 
 
-#: Hub ids the local hub serves, and which tiny model (tests/tiny_models.py build_llama_pair) each one holds.
-HUB_MODELS = {"HuggingFaceTB/SmolLM2-135M-Instruct": "target", "HuggingFaceTB/SmolLM-1.7B": "target",
-              "HuggingFaceTB/SmolLM-135M": "drafter"}
-
-
 @pytest.fixture(scope="session")
-def local_hub(tmp_path_factory):
-    """A local stand-in for the Hugging Face hub (tests/local_hub.py) serving tiny Llama checkpoints under the ids of
-    HUB_MODELS, started once per session; each test that points the app at it uses `on_hub`."""
+def local_hub(tiny, tmp_path_factory):
+    """A local stand-in for the Hugging Face hub (tests/local_hub.py) serving a tiny checkpoint under the real id of
+    every hub model the presets name (tests/hub_models.py), started once per session; each test that points the app
+    at it uses `on_hub`. ``hub.models``: the tiny folders by name."""
+    from tests.hub_models import HUB_MODELS, build_hub_models
     from tests.local_hub import LocalHub
 
-    pair = tiny_models.build_llama_pair(tmp_path_factory.mktemp("hub_models"))
+    models = build_hub_models(tmp_path_factory.mktemp("hub_models"), tiny)
     with LocalHub() as hub:
-        for repo_id, which in HUB_MODELS.items():
-            hub.add_folder(repo_id, pair[which])
-        hub.tiny = pair
+        for repo_id, name in HUB_MODELS.items():
+            hub.add_folder(repo_id, models[name])
+        hub.models = models
         yield hub
 
 

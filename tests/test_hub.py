@@ -43,7 +43,7 @@ def test_a_hub_model_downloads_with_progress_then_loads_from_the_cache(on_hub, m
     monkeypatch.setattr("huggingface_hub.constants.DOWNLOAD_CHUNK_SIZE", 64 * 1024)
     messages: list[str] = []
     first = ModelCache().get_model(SMOL, LoadOptions(max_model_bytes=10**9), messages.append)
-    assert torch.equal(first.model.model.embed_tokens.weight, weights_of(on_hub.tiny["target"]))
+    assert torch.equal(first.model.model.embed_tokens.weight, weights_of(on_hub.models["llama_target"]))
     lines = [m for m in messages if m.startswith(f"Downloading {SMOL}/model.safetensors (1 of 1): ")]
     assert len(lines) >= 2 and " of " in lines[0] and "/s" in lines[0] and "left" in lines[0], messages
     done, total = re.search(r"\): (.+?) of (.+?), ", lines[-1]).groups()
@@ -88,8 +88,8 @@ def test_a_dropped_connection_resumes_with_a_range_request(on_hub, monkeypatch):
 
 
 def test_a_revision_pin_loads_that_commit(on_hub):
-    old = on_hub.add_folder("arena-tests/pinned", on_hub.tiny["drafter"], tag="v1")
-    on_hub.add_folder("arena-tests/pinned", on_hub.tiny["target"])
+    old = on_hub.add_folder("arena-tests/pinned", on_hub.models["llama_drafter"], tag="v1")
+    on_hub.add_folder("arena-tests/pinned", on_hub.models["llama_target"])
     cache = ModelCache()
     pinned = cache.get_model("arena-tests/pinned", LoadOptions(revision="v1"))
     by_sha = cache.get_model("arena-tests/pinned", LoadOptions(revision=old))

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from app.core.loader import ModelCache
 from app.core.requests import REQUEST, build_request
 from app.race.lifecycle import run_race
@@ -112,3 +114,38 @@ def test_the_page_shows_download_progress_and_stop_ends_the_download(on_hub, bui
     frames = list(handlers.race_stream(again, False, *page_controls("drafter")))
     assert session.latest is None and again.latest is not None, str(frames[-1])[-500:]
     assert again.latest.identical and again.latest.assisted.text == again.latest.baseline.text
+
+
+def hub_presets() -> list[str]:
+    """The presets that load from the hub, but drafter (the command-line and page tests above race it)."""
+    from app.core.presets import load_presets
+
+    return [p.id for p in load_presets().values() if not p.runs_offline and p.id != "drafter"]
+
+
+def test_the_local_hub_serves_every_hub_presets_models():
+    from app.core.presets import load_presets
+    from tests.hub_models import HUB_MODELS
+
+    named = {getattr(p, f) for p in load_presets().values() if not p.runs_offline
+             for f in ("target", "assistant", "tokenizer", "assistant_tokenizer")} - {None}
+    assert named <= set(HUB_MODELS), named - set(HUB_MODELS)
+
+
+@pytest.mark.parametrize("preset_id", hub_presets())
+def test_every_hub_preset_races_from_the_local_hub(preset_id, on_hub, one_torch_thread):
+    """Each hub preset on CPU (float32, no quantization; layerskip exits at layer 2 of the tiny model's 4): its models
+    download from the local hub, pass the method's checks and race; a lossless method's greedy output equals plain
+    output (ensemble mixes the drafter's logits in, by design)."""
+    from app.core.knobs import FLAG
+    from app.core.requests import Limits
+    from app.race.methods import get_method
+
+    changes = {"dtype": "float32", "quantization": "none", "max_new_tokens": 6, "chat_template": False}
+    if preset_id == "layerskip":
+        changes["assistant_early_exit"] = 2
+    request = build_request(preset_id, PROMPT, changes, None, FLAG, Limits.operator())
+    result = run_race(request, cache=ModelCache()).raise_if_failed()
+    assert result.assisted.new_tokens == result.baseline.new_tokens == 6
+    if get_method(request.preset.method).lossless:
+        assert result.identical and result.assisted.text == result.baseline.text
