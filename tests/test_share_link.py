@@ -17,7 +17,7 @@ from app.core.errors import ArenaError
 from app.core.loader import MODEL_CACHE, LoadOptions, ModelCache
 from app.core.presets import get_preset
 from app.core.requests import Limits, build_request
-from app.core.sources import check_hub_size, resolve
+from app.core.sources import resolve
 from app.planner.plan import PlanOptions, plan_for_preset, plan_work_tokens
 from app.render.cells import csv_cell, md_cell
 from app.ui.config import UIConfig, parse_args
@@ -142,28 +142,33 @@ def test_the_benchmark_tab_refuses_work_over_the_budget(built, monkeypatch):
 
 
 def test_hub_model_size_is_checked_from_metadata_before_download(monkeypatch):
+    """The weights from_pretrained would download are summed from the hub's file metadata (the local hub,
+    tests/test_hub.py, runs the whole path)."""
     import huggingface_hub
 
-    sizes = {"big/model": [("model-00001.safetensors", 9e9), ("model-00002.safetensors", 9e9), ("x.bin", 1e12)],
-             "small/model": [("model.safetensors", 2e8), ("config.json", 700)], "old/model": [("pytorch_model.bin", 5e9)]}
+    from app.core import download
+    from app.core.hub import check_size, weight_files
 
-    def model_info(self, repo_id, files_metadata=False, timeout=None):
-        if repo_id not in sizes:
-            raise huggingface_hub.errors.RepositoryNotFoundError("nope")
+    sizes = {"big/model": [("model-00001.safetensors", 9e9), ("model-00002.safetensors", 9e9), ("x.bin", 1e12)],
+             "small/model": [("model.safetensors", 2e8), ("config.json", 700)], "old/model": [("pytorch_model.bin", 5e9)],
+             "both/model": [("model.safetensors", 2e9), ("consolidated.safetensors", 2e9), ("onnx/model.onnx", 9e9)]}
+
+    def info(repo_id):
         return SimpleNamespace(siblings=[SimpleNamespace(rfilename=n, size=s) for n, s in sizes[repo_id]])
 
-    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
     with pytest.raises(ArenaError, match="18.0 GB of weights; this server loads models of at most 10.0 GB"):
-        check_hub_size("big/model", 10_000_000_000)
+        check_size("big/model", weight_files(info("big/model")), 10_000_000_000)
     with pytest.raises(ArenaError, match="5.0 GB"):
-        check_hub_size("old/model", 1_000_000_000)
-    check_hub_size("small/model", 1_000_000_000)
-    check_hub_size("big/model", None)
-    with pytest.raises(ArenaError, match="Could not check the size"):
-        check_hub_size("no/such", 10)
-    from app.core import loader
+        check_size("old/model", weight_files(info("old/model")), 1_000_000_000)
+    check_size("small/model", weight_files(info("small/model")), 1_000_000_000)
+    check_size("big/model", weight_files(info("big/model")), None)
+    assert weight_files(info("both/model")) == [("model.safetensors", 2e9)]  # the file from_pretrained reads
 
-    monkeypatch.setattr(loader, "hub_reachable", lambda: True)
+    def model_info(self, repo_id, revision=None, files_metadata=False, timeout=None):
+        return info(repo_id)
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
+    monkeypatch.setattr(download, "hub_reachable", lambda: True)
     with pytest.raises(ArenaError, match="at most 1.0 GB"):  # refused before from_pretrained is reached
         ModelCache().get_model("big/model", LoadOptions(max_model_bytes=1_000_000_000))
 

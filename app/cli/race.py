@@ -17,7 +17,7 @@ from ..render.statuses import ANSI
 from .common import add_knob_flags, emit, given, progress_logger
 
 #: Preset fields a flag of the same name overrides.
-FIELD_FLAGS = ("target", "assistant", "dtype", "quantization")
+FIELD_FLAGS = ("target", "assistant", "revision", "assistant_revision", "dtype", "quantization")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -32,6 +32,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     race.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     race.add_argument("--target")
     race.add_argument("--assistant")
+    race.add_argument("--revision", help="the target's hub revision: a branch, a tag or a commit sha (default: the "
+                                         "preset's pin, else main)")
+    race.add_argument("--assistant-revision", help="the assistant's hub revision (default: the preset's pin, else main)")
     race.add_argument("--no-chat-template", action="store_true")
     race.add_argument("--dtype", choices=DTYPES)
     race.add_argument("--quantization", choices=QUANTIZATIONS)

@@ -342,7 +342,7 @@ class RaceHandlers:
     def stop(self, session: Session) -> dict:
         """Stop button: end both runs after their current forward pass and wait for the threads."""
         if not session.running():
-            session.cancel.set()
+            session.stop(timeout=0)  # before the race: stops a download in progress
             if session.active:
                 return {self.ui.status: status_html("Stopping: the race will not start once the models are ready.")}
             return {self.ui.status: status_html("Nothing is running.")}
