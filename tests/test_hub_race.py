@@ -15,7 +15,7 @@ import pytest
 from app.core.loader import ModelCache
 from app.core.requests import REQUEST, build_request
 from app.race.lifecycle import run_race
-from tests.helpers import ROOT
+from tests.helpers import ROOT, race_controls
 from tests.local_hub import hub_environment
 
 PROMPT = "the cat likes the red ball every day. the dog"
@@ -85,14 +85,7 @@ def test_stop_and_a_closed_api_job_reach_a_download_in_progress():
 
 def page_controls(preset_id: str) -> list:
     """The Race tab's control values for `preset_id` as the page shows them (greedy, 8 new tokens)."""
-    from app.core.knobs import KNOBS
-    from app.ui.race.controls import CONTROL_NAMES, preset_state
-
-    state = preset_state(preset_id, None, 256)
-    values = {"preset": preset_id, "prompt": PROMPT, "target": state["target"], "assistant": state["assistant"],
-              "chat_template": False, "max_new_tokens": 8, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0,
-              "seed": None, **{k: state["knobs"][k]["value"] for k in KNOBS}}
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls(preset_id, PROMPT, 8, chat_template=False)
 
 
 def test_the_page_shows_download_progress_and_stop_ends_the_download(on_hub, built, monkeypatch):

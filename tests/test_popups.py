@@ -25,7 +25,7 @@ from app.ui.race.api import parameters
 from app.ui.visitors import BUSY
 from tests import chromium, page_client
 from tests.app_server import launched
-from tests.test_ui_bench import named, upload
+from tests.fakes import named, upload
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The probe's payload: an SVG link that gradio's popup sanitiser keeps live.

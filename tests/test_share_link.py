@@ -23,21 +23,16 @@ from app.render.cells import csv_cell, md_cell
 from app.ui.config import UIConfig, parse_args
 from app.ui.exports import prune
 from app.ui.race.api import parameters
-from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
 from app.ui.visitors import BUSY, visitor_key
 from tests import fuzzing, page_events
+from tests.helpers import race_controls
 
 PROMPT = "Repeat: red, green, blue."
 
 
 def _controls(**changes) -> list:
-    state = preset_state("offline-prompt-lookup", PROMPT, 512)
-    values = {"preset": "offline-prompt-lookup", "prompt": PROMPT, "target": state["target"],
-              "assistant": state["assistant"], "chat_template": True, "max_new_tokens": 8, "decoding": "greedy",
-              "temperature": 1.0, "top_p": 1.0, "seed": None, **{k: v["value"] for k, v in state["knobs"].items()}}
-    values.update(changes)
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls("offline-prompt-lookup", PROMPT, 8, chat_template=True, **changes)
 
 
 def _last_status(frames: list, ui) -> str:

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.knobs import KNOBS
 from app.ui import gpu
-from app.ui.race.controls import CONTROL_NAMES, preset_state
+from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.session import Session
 from tests.app_server import running_app, wait_until
+from tests.helpers import race_controls
 
 PRESET = "offline-prompt-lookup"
 HIDE_PACKAGES = '''
@@ -144,12 +144,8 @@ def zero_app(tiny):
 
 
 def controls(target: str, max_new_tokens: int) -> list:
-    state = preset_state(PRESET, None, 256)
-    values = {"preset": PRESET, "prompt": "a b c d a b c d a b", "target": target, "assistant": "",
-              "chat_template": False, "max_new_tokens": max_new_tokens, "decoding": "greedy", "temperature": 1.0,
-              "top_p": 1.0, "seed": None}
-    values.update({k: state["knobs"][k]["value"] for k in KNOBS})
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls(PRESET, "a b c d a b c d a b", max_new_tokens, target=target, assistant="",
+                         chat_template=False)
 
 
 def test_the_page_wires_every_generating_entry_point_through_spaces_gpu(zero_app):

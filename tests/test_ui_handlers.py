@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from app.core.knobs import KNOBS
-from app.ui.race.controls import CONTROL_NAMES, preset_state
+from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.session import Session
+from tests.helpers import race_controls
 
 pytestmark = pytest.mark.slow
 
@@ -24,11 +24,7 @@ LONG_PROMPT = "Write a long story about a lighthouse keeper and her cat, with ma
 
 def controls(prompt: str, max_new_tokens: int, **knobs) -> list:
     """The Race tab's control values for PRESET (`knobs` override its knob values)."""
-    state = preset_state(PRESET, None, 512)
-    values = {"preset": PRESET, "prompt": prompt, "target": state["target"], "assistant": "", "chat_template": True,
-              "max_new_tokens": max_new_tokens, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0, "seed": None}
-    values.update({k: state["knobs"][k]["value"] for k in KNOBS}, **knobs)
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls(PRESET, prompt, max_new_tokens, assistant="", chat_template=True, **knobs)
 
 
 NAMES = ("baseline", "assisted", "stats", "chart", "hardware", "status", "run", "mode", "stop", "legend")
