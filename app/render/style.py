@@ -43,7 +43,7 @@ RACE_CSS = """
   border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); background: transparent;
   white-space: nowrap; }
 .tok-diverge { outline: 2px solid #D55E00; outline-offset: 1px; }
-del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickness: 2px; opacity: .85;
+del.rej { color: #a34700; text-decoration: line-through; text-decoration-thickness: 2px;
   font-size: 0.88em; margin: 0 2px; padding: 0 2px; border-radius: 3px; background: rgba(213,94,0,.07); }
 .pane .tok[title] { cursor: help; }
 .tok-legend { display: flex; flex-wrap: wrap; gap: 6px 22px; align-items: center; font-size: 0.88rem; padding: 6px 2px; }
@@ -98,7 +98,7 @@ DARK_RULES = """
 .pane-assisted .rate-value, .stat-speedup .stat-value, .phase-pill.phase-running, .phase-pill.phase-replay { color: #56B4E9; }
 .badge-identical, .phase-pill.phase-done, .stat.speed-win .stat-value { color: #5fd3a9; }
 .badge-diverged { color: #f0c05a; }
-.badge-unexpected, .stat.speed-loss .stat-value { color: #ff9a57; }
+.badge-unexpected, .stat.speed-loss .stat-value, del.rej { color: #ff9a57; }
 .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
 .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
 .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
@@ -110,8 +110,8 @@ def dark_css(rules: str, scope: str) -> str:
     scope "media" wraps them in ``@media (prefers-color-scheme: dark)`` (a standalone page)."""
     if scope == "media":
         return f"@media (prefers-color-scheme: dark) {{{rules}}}\n"
-    out = []
+    out = []  # one rule per selector: gradio scopes only the first selector of a list under its ".dark"
     for line in rules.strip().splitlines():
         selectors, body = line.split("{", 1)
-        out.append(", ".join(f"{scope} {s.strip()}" for s in selectors.split(",")) + " {" + body)
+        out.extend(f"{scope} {s.strip()} {{{body}" for s in selectors.split(","))
     return "\n".join(out) + "\n"
