@@ -197,16 +197,22 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 .why-fig { flex: 1 1 260px; min-width: 0; }
 .why-fig-title { font-weight: 700; font-size: 0.85rem; margin-bottom: 6px; }
 .why-note, .why-empty { font-size: 0.78rem; color: var(--body-text-color-subdued); }
-.why-bars { position: relative; display: flex; align-items: flex-end; gap: 3px; height: 96px; padding-bottom: 14px;
-  border-bottom: 1px solid var(--border-color-primary); }
+.why-plot { display: flex; gap: 6px; }
+.why-axis { position: relative; flex: 0 0 30px; height: 96px; font-size: 10px; color: var(--body-text-color-subdued); }
+.why-axis span { position: absolute; right: 0; transform: translateY(50%); line-height: 1; }
+.why-bars { position: relative; flex: 1 1 auto; display: flex; align-items: flex-end; gap: 3px; height: 96px;
+  border-bottom: 1px solid var(--border-color-primary); border-left: 1px solid var(--border-color-primary);
+  background: linear-gradient(var(--border-color-primary) 1px, transparent 1px) 0 0 / 100% 50%; }
 .why-bar { position: relative; flex: 1 1 0; height: 100%; display: flex; align-items: flex-end; min-width: 6px; }
 .why-bar span { display: block; width: 100%; border-radius: 3px 3px 0 0; background: #0072B2; }
 .why-bar.why-bar-low span { background: #E69F00; }
-.why-bar i { position: absolute; bottom: -14px; width: 100%; text-align: center; font-size: 9px; font-style: normal;
+.why-xs { display: flex; gap: 3px; margin: 2px 0 4px 37px; }
+.why-xs i { flex: 1 1 0; min-width: 6px; text-align: center; font-size: 10px; font-style: normal;
   color: var(--body-text-color-subdued); }
-.why-line { position: absolute; left: 0; right: 0; border-top: 2px dashed #D55E00; margin-bottom: 14px; }
-.why-line b { position: absolute; right: 0; top: -16px; font-size: 10px; color: #b34f00; font-weight: 600;
-  background: var(--block-background-fill); padding: 0 3px; }
+.why-line { position: absolute; left: 0; right: 0; border-top: 2px dashed #D55E00; }
+.why-key-line { display: inline-block; width: 18px; margin-right: 6px; vertical-align: middle;
+  border-top: 2px dashed #D55E00; }
+.why-copy { margin-top: 8px; font-size: 0.82rem; line-height: 1.45; }
 .why-stack { display: flex; height: 18px; border-radius: 6px; overflow: hidden; background: var(--border-color-primary); }
 .why-seg-draft { background: #CC79A7; }
 .why-seg-verify { background: #0072B2; }
