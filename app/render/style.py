@@ -29,7 +29,7 @@ RACE_CSS = """
 .phase-pill { padding: 1px 9px; border-radius: 999px; font-weight: 600; font-size: 0.75rem;
   text-transform: uppercase; letter-spacing: 0.04em; background: rgba(138,148,166,.18); color: var(--body-text-color); }
 .phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #0072B2; }
-.phase-pill.phase-done { background: rgba(0,158,115,.15); color: #007a59; }
+.phase-pill.phase-done { background: rgba(0,158,115,.15); color: #006b4f; }
 .phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #b34f00; }
 
 /* ---- tokens: colour + underline style, never colour alone ---- */
@@ -102,6 +102,7 @@ DARK_RULES = """
 .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
 .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
 .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
+.tok-special { color: var(--body-text-color); }
 """
 
 

@@ -41,6 +41,7 @@ PAGE_DARK_RULES = """
 .where-hub { color: #8fd0f5; }
 .pill-lossy, .status-error, .status-loss, .speed-loss, .plan-table td.neg, .plan-grid td.cell-slow { color: #ff9a57; }
 .bench-table .bench-loss, .bench-table td.bench-loss b { color: #ff9a57; }
+#tabs > .tab-wrapper button[role=tab][aria-selected=true] { color: #7ab8ff; }
 """
 
 CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dark") + """
@@ -113,6 +114,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 
 /* ---- planner tab ---- */
 #tabs > .tab-wrapper button[role=tab] { font-weight: 700; font-size: 0.98rem; }
+#tabs > .tab-wrapper button[role=tab][aria-selected=true] { color: #1d4ed8; }  /* gradio's accent is 3.4:1 */
 .plan-intro { font-size: 0.9rem; padding: 2px 2px 4px; color: var(--body-text-color); }
 .plan-box-title { font-weight: 700; font-size: 0.9rem; padding: 8px 12px; background: var(--background-fill-secondary); }
 #plan-compute-btn, #plan-measure-btn, #plan-stop-btn, #bench-run-btn, #bench-stop-btn { min-height: 42px;
