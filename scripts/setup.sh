@@ -16,6 +16,9 @@ if [ "${1:-}" = "--dev" ]; then
     fi
   fi
   # axe-core, pinned in tests/axe/package-lock.json, for the contrast test (tests/test_contrast_browser.py)
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+  fi
   if command -v npm >/dev/null 2>&1; then
     npm ci --prefix tests/axe --no-audit --no-fund --loglevel=error
   else

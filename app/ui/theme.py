@@ -23,6 +23,8 @@ def make_theme() -> gr.themes.Base:
         block_radius="12px",
         button_primary_background_fill="#0072B2",
         button_primary_background_fill_hover="#005b8f",
+        button_primary_background_fill_dark="#0072B2",
+        button_primary_background_fill_hover_dark="#005b8f",
         button_primary_text_color="white",
         body_text_color_subdued="*neutral_600",
         input_placeholder_color="*neutral_500",
@@ -30,6 +32,10 @@ def make_theme() -> gr.themes.Base:
         block_label_text_color="*primary_700",
         block_title_text_color="*primary_700",
         checkbox_label_background_fill_selected="*primary_600",
+        link_text_color_dark="*secondary_300",
+        link_text_color_active_dark="*secondary_300",
+        link_text_color_hover_dark="*secondary_200",
+        link_text_color_visited_dark="*secondary_300",
     )
 
 
