@@ -88,7 +88,8 @@ FITS_JS = """() => {
     if (r.width === 0 || r.right <= w + 1 || el.closest('svg') !== el && el.closest('svg')) continue;
     let box = el.parentElement;
     while (box && !(scrolls(box) && box.getBoundingClientRect().right <= w + 1)) box = box.parentElement;
-    if (!box) out.push(`${el.tagName.toLowerCase()}#${el.id}.${String(el.className).slice(0, 40)} ends at ${Math.round(r.right)}`);
+    const name = `${el.tagName.toLowerCase()}#${el.id}.${String(el.className).slice(0, 40)}`;
+    if (!box) out.push(`${name} ends at ${Math.round(r.right)}`);
   }
   return out.slice(0, 10);
 }"""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Callable
 
 import pytest
 
@@ -39,6 +40,11 @@ def in_view(page: Page, selector: str) -> bool:
         and box["y"] + box["height"] <= size["height"] + 0.5
 
 
+def svg_width(page: Page, block: str) -> float:
+    """The drawn width (px) of the plot in `block`: a plot keeps its own size on a phone and scrolls in its card."""
+    return page.locator(f"{block} svg").first.bounding_box()["width"]
+
+
 def contrast_both_ways(page: Page) -> list[str]:
     """axe's contrast findings on what the page shows now, in the light and then the dark theme."""
     found = []
@@ -52,11 +58,20 @@ def contrast_both_ways(page: Page) -> list[str]:
     return found
 
 
+def settled(page: Page, check: Callable[[Page], list[str]]) -> list[str]:
+    """What `check` finds once the page has settled: found twice, 1.5 s apart (gradio fades its results in)."""
+    found = check(page)
+    if found:
+        page.wait_for_timeout(1500)
+        found = check(page)
+    return found
+
+
 def check_and_photograph(page: Page, name: str, result: str, tmp_path) -> None:
     """After a tab's main action on the phone: nothing sticks out sideways, every text reads at AA contrast; then
     pictures of the result (`result`: its selector) on the phone's screen and of the whole tab at 1440 px."""
-    wide = fits(page)
-    problems = contrast_both_ways(page)
+    wide = settled(page, fits)
+    problems = settled(page, contrast_both_ways)
     page.locator(result).scroll_into_view_if_needed()
     screenshot(page, tmp_path / f"{name}-phone.png", settle_ms=300, full_page=False, asset=f"screenshot-{name}-phone.png")
     page.set_viewport_size(LAPTOP)
@@ -106,6 +121,7 @@ def test_a_plan_on_a_phone(phone, tmp_path):
     set_number(page, "plan-max-new-tokens", 8)
     page.click("#plan-measure-btn")
     expect(page.locator("#plan-status")).to_contain_text(f"Measured {PRESET}", timeout=600_000)
+    assert svg_width(page, "#plan-plot") >= 480, "the plot shrank to the phone: its labels would be unreadable"
     check_and_photograph(page, "planner", "#plan-headline", tmp_path)
 
 
@@ -123,6 +139,8 @@ def test_a_benchmark_on_a_phone(phone, tmp_path):
     set_number(page, "bench-max-new-tokens", 8)
     page.click("#bench-run-btn")
     expect(page.locator("#bench-status")).to_contain_text("Finished 1 race", timeout=300_000)
+    assert min(svg_width(page, f"#bench-{plot}") for plot in ("heatmap", "positions", "scatter")) >= 600, \
+        "a plot shrank to the phone: its labels would be unreadable"
     check_and_photograph(page, "bench", "#bench-board", tmp_path)
 
 

@@ -232,7 +232,7 @@ class _TraceReader:
         raw = self.field(data, "result", (dict,))
         try:
             result = RaceResult.from_dict(raw, f"{self.where}: result")
-        except (TypeError, ValueError, AttributeError) as exc:  # from_dict checks types; this is a last guard
+        except (TypeError, ValueError, AttributeError):  # from_dict checks types; this is a last guard
             raise self.fail("result is malformed: a field has the wrong shape") from None
         texts = self.extras(raw, result)
         why = raw.get("why")

@@ -254,7 +254,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
   #race-row > div, #main-row > div, #plan-row > div, #bench-row > div, #bench-plots-2 > div { width: 100% !important;
     min-width: 0 !important; }
   /* plots keep a legible size (their text at 10-12 px) and scroll sideways inside their card */
-  .bench-svg svg { max-width: none; }
+  #bench-outputs .bench-svg svg { max-width: none; }
   .plan-svg { overflow-x: auto; }
   .plan-svg svg { width: 480px; max-width: none; }
   /* the leaderboard's and the grid's first column stays while the rest scrolls */
