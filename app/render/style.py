@@ -28,9 +28,9 @@ RACE_CSS = """
   border-top: 1px solid var(--border-color-primary); font-size: 0.82rem; color: var(--body-text-color-subdued); }
 .phase-pill { padding: 1px 9px; border-radius: 999px; font-weight: 600; font-size: 0.75rem;
   text-transform: uppercase; letter-spacing: 0.04em; background: rgba(138,148,166,.18); color: var(--body-text-color); }
-.phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #0072B2; }
+.phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #005a8c; }
 .phase-pill.phase-done { background: rgba(0,158,115,.15); color: #006b4f; }
-.phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #b34f00; }
+.phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #a34700; }
 
 /* ---- tokens: colour + underline style, never colour alone ---- */
 .tok { border-radius: 3px; padding: 1px 0; -webkit-box-decoration-break: clone; box-decoration-break: clone; }
@@ -67,7 +67,7 @@ del.rej { color: #a34700; text-decoration: line-through; text-decoration-thickne
 .stat-note { color: var(--body-text-color-subdued); font-size: 0.78rem; margin-top: 2px; }
 .stat.speed-win .stat-value { color: #007a59; }
 .stat.speed-loss { border-color: #D55E00; background: rgba(213,94,0,.07); }
-.stat.speed-loss .stat-value { color: #b34f00; }
+.stat.speed-loss .stat-value { color: #a34700; }
 
 /* ---- round chart ---- */
 .chart { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
