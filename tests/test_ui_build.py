@@ -83,6 +83,12 @@ def test_race_events_take_every_control_and_share_one_queue_group(built):
     assert stop.concurrency_limit is None and stop.concurrency_id != "generation", "Stop must not wait behind a race"
 
 
+def test_race_brings_the_panes_into_view(built):
+    """On a phone the panes sit above the prompt: pressing Race scrolls them into view, in the browser only."""
+    (show,) = [d for d in _deps(built, by_elem_id(built, "run-btn"), "click") if d.fn is None]
+    assert "race-row" in show.js and "scrollIntoView" in show.js and not show.inputs and not show.outputs
+
+
 def test_every_input_control_feeds_an_event(built):
     """A control nobody reads is a wiring bug: every interactive input must be some event's input."""
     used = {c._id for fn in built.demo.fns.values() for c in fn.inputs}
