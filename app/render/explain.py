@@ -106,8 +106,9 @@ def _copy_note(result: RaceResult, why: Any) -> str:
         more = " Checking a longer draft costs about as much as checking one token here."
     else:
         more = f" Each extra copied token makes the check {slope:.3f} of a step longer, which the copies must repay."
+    c = "c \u2248 0" if why.cost_ratio < FREE / 10 else f"c = {why.cost_ratio:.3f}"
     return ('<div class="why-note why-copy">Prompt lookup copies its drafts from the prompt, so drafting is free '
-            f'(c \u2248 {why.cost_ratio:.3f}) and the cost is verifying: {why.verify_seconds:.2f} of {total:.2f} s went '
+            f'({c}) and the cost is verifying: {why.verify_seconds:.2f} of {total:.2f} s went '
             'to the target\u2019s passes, one per round, each the pass plain decoding makes for every token. A round '
             f'that keeps k copied tokens saves k passes.{more}</div>')
 
