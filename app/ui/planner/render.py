@@ -143,9 +143,9 @@ def check_html(plan: dict[str, Any]) -> str:
         f"<td class='num'>{alpha_value_text(r['observed']['value'])}</td>"
         f"<td>{'identical' if r.get('identical') else 'differs' if r.get('identical') is False else ''}</td></tr>"
         for r in runs)
-    body = ('<table class="plan-table"><thead><tr><th>setting</th><th>measured</th><th>predicted</th>'
-            '<th>cost model on its rounds</th><th>alpha observed</th><th>output vs plain</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table><div class="plan-reco">{_e(plan["check"]["recommendation"])}</div>')
+    body = ('<div class="plan-scroll"><table class="plan-table"><thead><tr><th>setting</th><th>measured</th>'
+            '<th>predicted</th><th>cost model on its rounds</th><th>alpha observed</th><th>output vs plain</th></tr>'
+            f'</thead><tbody>{rows}</tbody></table></div><div class="plan-reco">{_e(plan["check"]["recommendation"])}</div>')
     return _section("Predicted vs measured (sequential races)", body, "plan-check")
 
 
@@ -173,8 +173,9 @@ def memory_html(plan: dict[str, Any]) -> str:
     verdict = (f'<div class="plan-fit {"fit-yes" if fits else "fit-no"}"><b>{"Fits" if fits else "Does NOT fit"}'
                f' in {mem["gpu_memory_gb"]:g} GB</b>: {mem["total_gb"]:.2f} GB in all at {mem["context_tokens"]} '
                f'tokens' + (f', {mem["headroom_gb"]:.2f} GB to spare' if fits else "") + "</div>")
-    body = (f'<table class="plan-table"><thead><tr><th></th>{"".join(f"<th>{n}</th>" for n, _ in cols)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table><div class="plan-share">{_e(share)}</div>{verdict}')
+    body = (f'<div class="plan-scroll"><table class="plan-table"><thead><tr><th></th>'
+            f'{"".join(f"<th>{n}</th>" for n, _ in cols)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<div class="plan-share">{_e(share)}</div>{verdict}')
     return _section("Memory", body, "plan-memory")
 
 
@@ -189,8 +190,8 @@ def cost_html(plan: dict[str, Any]) -> str:
                         f"<span>of ${g['monthly_cost']:,.0f}</span></td>" for g in r["per_gpu"])
         rows.append(f"<tr><td>{_e(r['label'])}<span>{r['speedup']:.2f}x: {_e(saving_text(r['gpu_time_saved']))}</span>"
                     f"</td>{money}</tr>")
-    body = (f'<table class="plan-table"><thead><tr><th>speedup</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+    body = (f'<div class="plan-scroll"><table class="plan-table"><thead><tr><th>speedup</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
     title = f"Cost at {cost['hours_per_month']:g} GPU hours a month (savings per month)"
     if cost.get("projection"):
         title = f"Projected cost at {cost['hours_per_month']:g} GPU hours a month, if the GPUs gave these speedups"
