@@ -122,3 +122,25 @@ def test_knobs_read_as_words():
                        "assistant_confidence_threshold": 0.4})
     assert text == "draft length k 20, draft length schedule constant, confidence threshold 0.4"
     assert not REPR.search(text) and knobs_text({}) == "the preset's settings"
+
+
+def test_planner_progress_and_the_why_sentence_read_as_words(monkeypatch):
+    """The planner's progress names the knobs in words (no Python dict), and prompt lookup's free drafting reads as
+    "any accepted draft pays", not "pays off above 0%"."""
+    import dataclasses
+
+    from app.planner import check
+    from app.race import lifecycle
+    from app.race.why import _what_happened
+    from tests.fakes import ROUNDS, fake_result, lookup_preset
+
+    preset = lookup_preset()
+    monkeypatch.setattr(lifecycle, "run_race", lambda request, **kw: fake_result(preset, 0.5, ROUNDS))
+    said = []
+    check.race_prompts(preset, ["a"], {"num_assistant_tokens": 20}, 0.1, check.Limits.operator(), said.append)
+    assert said and "{" not in said[0] and "'" not in said[0] and "20" in said[0]
+    result = fake_result(preset, 0.5, ROUNDS)
+    free = dataclasses.replace(result.why, break_even_acceptance=0.001, gamma=3.0)
+    assert "any accepted draft pays" in _what_happened(result, free) and "above 0%" not in _what_happened(result, free)
+    costly = dataclasses.replace(result.why, break_even_acceptance=0.4, gamma=3.0)
+    assert "pays off above 40%" in _what_happened(result, costly)
