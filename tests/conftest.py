@@ -100,3 +100,23 @@ def page(server, browser):
     page = open_page(browser, url)
     yield page
     page.close()
+
+
+@pytest.fixture(scope="session")
+def llama_pair():
+    """Two real llama-server processes on the offline SmolLM2 GGUF (offline-prompt-lookup): (assisted, plain), the
+    assisted one with --spec-type ngram-simple. Skipped when llama-server is not built, except in CI (CI=true), where
+    scripts/setup.sh --dev builds it and its absence is a failure."""
+    import os
+
+    from app.cli.serve import start_pair
+    from app.engine.server import find_llama_server
+
+    if find_llama_server() is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("llama-server is missing: scripts/setup.sh --dev builds it (scripts/build_llama_server.sh)")
+        pytest.skip("llama-server is not built here: run scripts/build_llama_server.sh")
+    assisted, plain = start_pair("offline-prompt-lookup", threads=1)
+    yield assisted, plain
+    assisted.stop()
+    plain.stop()

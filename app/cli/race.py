@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
         return run_endpoint(args)
     if args.preset is None:
         raise ArenaError("Give --preset ID, or --endpoint URL to race a running engine.")
+    engine_only = [f for f in ("engine", "model", "timeout") if getattr(args, f) is not None]
+    if engine_only:
+        raise ArenaError(f"--{engine_only[0]} needs --endpoint URL (it describes an engine race).")
     from ..race.lifecycle import run_race
 
     request, tuning = request_from_args(args), None

@@ -118,3 +118,23 @@ def _wait_ready(server: LocalServer, timeout: float) -> None:
             pass
         time.sleep(0.2)
     raise ArenaError(f"llama-server ({server.name}) did not become ready within {timeout:g} s.")
+
+
+def gguf_path(spec: str) -> str:
+    """The full path of a preset's packaged GGUF model (``pypi:<distribution>/<file>.gguf``, docs/DESIGN.md §6)."""
+    from ..core.sources import resolve
+
+    source = resolve(spec)
+    if source.kind != "gguf" or not source.gguf_file:
+        raise ArenaError(f"llama-server serves GGUF files; {spec} is not a packaged GGUF model here.")
+    return str(Path(source.path) / source.gguf_file)
+
+
+def local_argv(argv: list[str], target: str, assistant: str | None = None) -> list[str]:
+    """A deploy command (app/deploy/llamacpp.py) with its -m / -md file names replaced by the paths of the packaged
+    target and assistant GGUF files."""
+    out = list(argv)
+    for flag, spec in (("-m", target), ("-md", assistant)):
+        if flag in out and spec:
+            out[out.index(flag) + 1] = gguf_path(spec)
+    return out
