@@ -19,6 +19,7 @@ Field names, from the engines' sources as stored (they do not run on these machi
 from __future__ import annotations
 
 import threading
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -101,21 +102,24 @@ def read_vllm(endpoint: Endpoint, model: str, prompt: str, max_new_tokens: int, 
               stop: threading.Event | None = None) -> tuple[EngineSide, SpecReport | None]:
     """One streamed vLLM completion and its speculative report (from the final usage chunk)."""
     side, report, cap = EngineSide(model=model), None, max_new_tokens + 8
-    for t, data in stream_post(endpoint, "/v1/completions", vllm_body(model, prompt, max_new_tokens), timeouts, stop):
-        if data is DONE:
-            side.seconds = t
-            break
-        if data is None:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
-                             f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
-        if not isinstance(data, dict):
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an object.")
-        for choice in data.get("choices") or []:
-            ids = _ints(choice.get("token_ids"), "token_ids") or []
-            side.chunks.append(Chunk(t, ids, str(choice.get("text") or "")))
-        if sum(len(c.ids) for c in side.chunks) > cap:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens.")
-        report = vllm_report(data) or report
+    request = vllm_body(model, prompt, max_new_tokens)
+    with closing(stream_post(endpoint, "/v1/completions", request, timeouts, stop)) as stream:
+        for t, data in stream:
+            if data is DONE:
+                side.seconds = t
+                break
+            if data is None:
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
+                                 f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
+            if not isinstance(data, dict):
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an "
+                                 "object.")
+            for choice in data.get("choices") or []:
+                ids = _ints(choice.get("token_ids"), "token_ids") or []
+                side.chunks.append(Chunk(t, ids, str(choice.get("text") or "")))
+            if sum(len(c.ids) for c in side.chunks) > cap:
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens.")
+            report = vllm_report(data) or report
     side.timings = _timings(report)
     return side, report
 
@@ -131,23 +135,27 @@ def read_sglang(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: 
     """One streamed SGLang generation: its chunks carry the text so far and ``output_ids`` so far (cumulative);
     each chunk's new ids and text are the difference from the previous one."""
     side, report, text, ids, cap = EngineSide(), None, "", [], max_new_tokens + 8
-    for t, data in stream_post(endpoint, "/generate", sglang_body(prompt, max_new_tokens), timeouts, stop):
-        if data is DONE:
-            side.seconds = t
-            break
-        if data is None:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
-                             f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
-        if not isinstance(data, dict) or not isinstance(data.get("text", ""), str):
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an object.")
-        new_ids = _ints(data.get("output_ids"), "output_ids") or []
-        if new_ids[:len(ids)] != ids or not data.get("text", "").startswith(text):
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk rewrote earlier text.")
-        side.chunks.append(Chunk(t, new_ids[len(ids):], data["text"][len(text):]))
-        text, ids = data["text"], new_ids
-        if len(ids) > cap:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens.")
-        report = sglang_report(data.get("meta_info") or {}) or report
+    request = sglang_body(prompt, max_new_tokens)
+    with closing(stream_post(endpoint, "/generate", request, timeouts, stop)) as stream:
+        for t, data in stream:
+            if data is DONE:
+                side.seconds = t
+                break
+            if data is None:
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
+                                 f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
+            if not isinstance(data, dict) or not isinstance(data.get("text", ""), str):
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an "
+                                 "object.")
+            new_ids = _ints(data.get("output_ids"), "output_ids") or []
+            if new_ids[:len(ids)] != ids or not data.get("text", "").startswith(text):
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk rewrote "
+                                 "earlier text.")
+            side.chunks.append(Chunk(t, new_ids[len(ids):], data["text"][len(text):]))
+            text, ids = data["text"], new_ids
+            if len(ids) > cap:
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens.")
+            report = sglang_report(data.get("meta_info") or {}) or report
     side.timings = _timings(report)
     return side, report
 

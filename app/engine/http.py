@@ -182,9 +182,10 @@ def _events(response: http.client.HTTPResponse, endpoint: Endpoint) -> Iterator[
 def stream_post(endpoint: Endpoint, path: str, body: dict, timeouts: Timeouts = Timeouts(),
                 stop: threading.Event | None = None) -> Iterator[tuple[float, Any]]:
     """POST `body` as JSON to `path` and yield (seconds since the request was sent, parsed chunk) for every
-    server-sent event; (t, DONE) for an end marker, (t, None) at the end of the body. A set `stop` closes the connection and raises
-    StoppedError; silence longer than timeouts.read or a request longer than timeouts.total is "too slow"; a body
-    that ends without the end marker is the caller's to judge (see :func:`app.engine.llamacpp.read_side`)."""
+    server-sent event; (t, DONE) for an end marker, (t, None) at the end of the body. A set `stop` closes the
+    connection and raises StoppedError; silence longer than timeouts.read or a request longer than timeouts.total is
+    "too slow"; a body that ends without the end marker is the caller's to judge (see
+    :func:`app.engine.llamacpp.read_side`). Close the generator (``contextlib.closing``) to close the connection."""
     conn, prefix = _connect(endpoint, timeouts)
     closer = _Closer(conn, stop)
     start = time.perf_counter()

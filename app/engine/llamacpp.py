@@ -24,6 +24,7 @@ ggml-org/llama.cpp ``tools/server/server-common.cpp`` as stored at commit aa6192
 from __future__ import annotations
 
 import threading
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,26 +111,35 @@ def read_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: Ti
     that ends without its final chunk (the engine died mid-stream); StoppedError when `stop` was set."""
     cap = max_new_tokens + 8 if cap is None else cap
     side, done = EngineSide(), False
-    for t, data in stream_post(endpoint, "/completion", completion_body(prompt, max_new_tokens), timeouts, stop):
-        if data is None or data is DONE:
-            break
-        chunk = _chunk(t, data, endpoint)
-        if chunk.ids or chunk.text:
-            side.chunks.append(chunk)
-        if len(side.token_ids) > cap:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens for "
-                             f"n_predict {max_new_tokens}; the connection was closed.")
-        if data.get("stop") is True:
-            side.seconds, done = t, True
-            side.timings = data.get("timings") if isinstance(data.get("timings"), dict) else {}
-            side.model = str(data.get("model", "") or "")
-            side.settings = data.get("generation_settings") or {}
-            side.stop_type = str(data.get("stop_type", ""))
-            break
+    # closing(): the connection closes as soon as the loop ends, by a break or an error (docs/DESIGN.md §4.7)
+    with closing(stream_post(endpoint, "/completion", completion_body(prompt, max_new_tokens), timeouts,
+                             stop)) as stream:
+        for t, data in stream:
+            if data is None or data is DONE:
+                break
+            chunk = _chunk(t, data, endpoint)
+            if chunk.ids or chunk.text:
+                side.chunks.append(chunk)
+            if len(side.token_ids) > cap:
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens for "
+                                 f"n_predict {max_new_tokens}; the connection was closed.")
+            if data.get("stop") is True:
+                done = _finish(side, t, data)
+                break
     if not done:
         raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after {len(side.token_ids)} tokens "
                          "(the stream ended without its final chunk).")
     return side
+
+
+def _finish(side: EngineSide, t: float, data: dict[str, Any]) -> bool:
+    """Fill `side` from the final chunk (the engine's timings, model name and settings); True."""
+    side.seconds = t
+    side.timings = data.get("timings") if isinstance(data.get("timings"), dict) else {}
+    side.model = str(data.get("model", "") or "")
+    side.settings = data.get("generation_settings") if isinstance(data.get("generation_settings"), dict) else {}
+    side.stop_type = str(data.get("stop_type", ""))
+    return True
 
 
 def apply_template(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> str:
