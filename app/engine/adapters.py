@@ -132,8 +132,9 @@ def sglang_body(prompt: str, max_new_tokens: int) -> dict[str, Any]:
 
 def read_sglang(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: Timeouts = Timeouts(),
                 stop: threading.Event | None = None) -> tuple[EngineSide, SpecReport | None]:
-    """One streamed SGLang generation: its chunks carry the text so far and ``output_ids`` so far (cumulative);
-    each chunk's new ids and text are the difference from the previous one."""
+    """One streamed SGLang generation: by default its chunks carry the text and ``output_ids`` so far, and each
+    chunk's new ids and text are the difference from the previous one; with --incremental-streaming-output they
+    carry only the new ones."""
     side, report, text, ids, cap = EngineSide(), None, "", [], max_new_tokens + 8
     request = sglang_body(prompt, max_new_tokens)
     with closing(stream_post(endpoint, "/generate", request, timeouts, stop)) as stream:
@@ -148,11 +149,12 @@ def read_sglang(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: 
                 raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an "
                                  "object.")
             new_ids = _ints(data.get("output_ids"), "output_ids") or []
-            if new_ids[:len(ids)] != ids or not data.get("text", "").startswith(text):
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk rewrote "
-                                 "earlier text.")
-            side.chunks.append(Chunk(t, new_ids[len(ids):], data["text"][len(text):]))
-            text, ids = data["text"], new_ids
+            chunk_text = data.get("text", "")
+            if new_ids[:len(ids)] == ids and chunk_text.startswith(text):  # the default: everything so far
+                new_ids, chunk_text = new_ids[len(ids):], chunk_text[len(text):]
+            # else --incremental-streaming-output: each chunk holds only its new ids and text
+            side.chunks.append(Chunk(t, new_ids, chunk_text))
+            text, ids = text + chunk_text, ids + new_ids
             if len(ids) > cap:
                 raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens.")
             report = sglang_report(data.get("meta_info") or {}) or report
