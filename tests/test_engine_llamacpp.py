@@ -7,18 +7,20 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import closing
 
 import pytest
 
 from app.cli import main
 from app.core.errors import StoppedError
 from app.engine import llamacpp, rounds
-from app.engine.http import Endpoint, get_json
+from app.engine.http import Endpoint, get_json, stream_post
 from app.engine.race import race_llamacpp
 
-#: A code edit: the answer copies the prompt, so n-gram drafting has something to draft.
-CODE_EDIT = ("Rename the variable x to total in this function and return the whole function:\n\n"
-             "def add_all(numbers):\n    x = 0\n    for n in numbers:\n        x = x + n\n    return x\n")
+#: A code edit from the built-in suite's test split: SmolLM2's answer copies the function, so n-gram drafting drafts.
+CODE_EDIT = ('Fix the off-by-one error in this function and return the whole corrected function.\n\n'
+             'def sum_to(n):\n    """Return 1 + 2 + ... + n."""\n    total = 0\n    for i in range(1, n):\n'
+             '        total += i\n    return total')
 
 
 def test_greedy_plain_and_ngram_agree_and_acceptance_is_the_servers(llama_pair):
@@ -40,26 +42,24 @@ def test_greedy_plain_and_ngram_agree_and_acceptance_is_the_servers(llama_pair):
 
 def test_stop_ends_the_generation_on_the_server(llama_pair):
     _, plain = llama_pair
-    endpoint, stop, seen = Endpoint(plain.url, "plain endpoint"), threading.Event(), []
-
-    def generate():
-        try:
-            llamacpp.read_side(endpoint, "Tell me a very long story about a dragon.", 2000, stop=stop)
-        except StoppedError:
-            seen.append("stopped")
-
-    worker = threading.Thread(target=generate)
-    worker.start()
-    time.sleep(1.5)
-    stop.set()
-    worker.join(timeout=5)
-    assert not worker.is_alive() and seen == ["stopped"]
+    endpoint, stop = Endpoint(plain.url, "plain endpoint"), threading.Event()
+    body = llamacpp.completion_body("Count from 1 to 5000, one number per line.", 4000) | {"ignore_eos": True}
+    chunks = 0
+    with pytest.raises(StoppedError):
+        with closing(stream_post(endpoint, "/completion", body, stop=stop)) as stream:
+            for _, data in stream:
+                chunks += 1
+                if chunks == 3:
+                    assert get_json(endpoint, "/slots")[0]["is_processing"]
+                if chunks == 5:  # from another thread, as the page's Stop does
+                    threading.Thread(target=stop.set).start()
+    assert 5 <= chunks < 4000
     deadline = time.monotonic() + 5
     while get_json(endpoint, "/slots")[0]["is_processing"] and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.05)
     assert not get_json(endpoint, "/slots")[0]["is_processing"], "the server kept generating after Stop"
     start = time.monotonic()
-    llamacpp.read_side(endpoint, "Hi", 4)
+    assert llamacpp.read_side(endpoint, "Hi", 4).token_ids
     assert time.monotonic() - start < 10
 
 

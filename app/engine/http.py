@@ -140,17 +140,19 @@ class _Closer:
                 return
 
     def close(self) -> None:
+        """Shut the socket down (thread-safe: the reading thread then sees the end of the stream); the connection
+        object itself is closed by :meth:`finish` in the reading thread, since http.client is not thread-safe."""
         sock = self.sock or self.conn.sock
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        self.conn.close()
 
     def finish(self) -> None:
         self.done.set()
         self.close()
+        self.conn.close()
         if self.thread is not None:
             self.thread.join(timeout=1.0)
 

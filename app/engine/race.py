@@ -116,6 +116,12 @@ def build_result(plain: llamacpp.EngineSide, assisted: llamacpp.EngineSide, mode
     return EngineRace(result, source, engine)
 
 
+def _spec_type(settings: dict[str, Any]) -> str:
+    """llama.cpp's speculative types of a request ("none,ngram-simple" -> "ngram-simple")."""
+    names = [n for n in str(settings.get("speculative.types") or "").split(",") if n and n != "none"]
+    return ",".join(names) or "speculative"
+
+
 def race_llamacpp(assisted_url: str, plain_url: str | None, prompt: str, max_new_tokens: int,
                   stop: threading.Event | None = None, timeouts: Timeouts = Timeouts(), chat_template: bool = True,
                   model: str | None = None) -> EngineRace:
@@ -133,7 +139,7 @@ def race_llamacpp(assisted_url: str, plain_url: str | None, prompt: str, max_new
         raise ArenaError(f"The assisted endpoint {assisted.url} drafted nothing and does not say whether speculation "
                          f"is configured: {NOT_A_RACE}.")
     engine = {"name": "llama.cpp", "version": str(a_props.get("build_info") or "") or None,
-              "speculative_type": str(assisted_side.settings.get("speculative.types") or "speculative")}
+              "speculative_type": _spec_type(assisted_side.settings)}
     return build_result(plain_side, assisted_side, name, max_new_tokens, engine)
 
 
