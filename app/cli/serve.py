@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 import time
 from typing import Any
@@ -45,6 +46,9 @@ def start_pair(preset_id: str, threads: int | None = None, closest: bool = False
 def run(args: argparse.Namespace) -> int:
     if args.threads is not None and not 1 <= args.threads <= 256:
         raise ArenaError(f"--threads must be between 1 and 256; got {args.threads}")
+    # Ctrl-C and a plain `kill` both stop the servers (SIGINT may arrive ignored in a background job)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     assisted, plain = start_pair(args.preset, args.threads, args.closest)
     try:
         print(f"assisted (drafting): {assisted.url}\nplain:               {plain.url}")
@@ -55,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(0.5)
         raise ArenaError("a llama-server exited on its own: "
                          f"{assisted.last_log_line() or plain.last_log_line() or 'no message'}")
+    except KeyboardInterrupt:
+        print("stopping both servers", file=sys.stderr)
+        return 0
     finally:
         assisted.stop()
         plain.stop()
