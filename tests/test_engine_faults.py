@@ -12,6 +12,7 @@ from app.core.errors import ArenaError, StoppedError
 from app.engine import adapters, rounds
 from app.engine.http import Endpoint, Timeouts
 from app.engine.race import race_llamacpp, race_openai
+from app.race.result import RaceResult
 from tests.engine_fake import IDS, Fake
 
 FAST = Timeouts(connect=2.0, read=1.0, total=10.0)
@@ -54,6 +55,8 @@ def test_the_json_keeps_every_key_of_a_transformers_race(pair):
                 "rounds", "acceptance_rate", "mean_accepted_length", "acceptance_by_position"):
         assert key in out["assisted"]
     assert out["assisted"]["acceptance_rate"] == pytest.approx(4 / 5)
+    back = RaceResult.from_dict(out, "engine race")  # readable wherever a transformers race is (replay, bench)
+    assert [t.status for t in back.assisted.tokens] == [t["status"] for t in out["assisted"]["tokens"]]
 
 
 def _one_line(excinfo) -> str:
