@@ -79,3 +79,16 @@ def test_serve_uses_the_deploy_command_with_the_packaged_file():
     argv = server.local_argv(deploy(preset, "llama.cpp").argv, preset.target)
     assert argv[argv.index("--spec-type") + 1] == "ngram-simple"
     assert argv[argv.index("-m") + 1].endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def test_an_engine_race_saves_a_trace_that_replays(fakes, tmp_path, capsys):
+    from app.replay.tracefile import load_trace
+
+    trace, page = tmp_path / "engine.json", tmp_path / "engine.html"
+    assert main(["race", "--endpoint", fakes[0].url, "--plain-endpoint", fakes[1].url, "--prompt", "hi",
+                 "--max-new-tokens", str(len(IDS)), "--save-trace", str(trace), "--json"]) == 0
+    loaded = load_trace(trace)
+    assert loaded.settings["engine"] == "llama.cpp" and loaded.data["result"]["engine"]["name"] == "llama.cpp"
+    assert [t.status for t in loaded.result.assisted.tokens][:4] == ["target", "accepted", "accepted", "resampled"]
+    assert main(["replay", str(trace), "--html", str(page)]) == 0
+    assert "llama.cpp" in page.read_text(encoding="utf-8")

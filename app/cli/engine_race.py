@@ -16,8 +16,8 @@ from .race import print_human, read_prompt
 #: New tokens per side when --max-new-tokens is not given.
 DEFAULT_MAX_NEW_TOKENS = 64
 #: The flags of a preset race that mean nothing for an engine race.
-PRESET_ONLY = ("preset", "sample", "tune", "target", "assistant", "dtype", "quantization", "save_trace", "seed",
-               "temperature", "top_p")
+PRESET_ONLY = ("preset", "sample", "tune", "target", "assistant", "dtype", "quantization", "seed", "temperature",
+               "top_p")
 
 
 def _check_flags(args: argparse.Namespace) -> None:
@@ -44,6 +44,10 @@ def engine_stats_line(race: EngineRace) -> str:
 def run_endpoint(args: argparse.Namespace) -> int:
     """Run the engine race the flags describe; exit status 0 (errors are ArenaError, one line)."""
     _check_flags(args)
+    if args.save_trace is not None:
+        from ..replay.tracefile import check_writable
+
+        check_writable(args.save_trace, "trace")
     prompt = read_prompt(args)
     if not isinstance(prompt, str):
         raise ArenaError("Give the prompt once: an engine race runs one prompt at a time.")
@@ -58,4 +62,21 @@ def run_endpoint(args: argparse.Namespace) -> int:
     else:
         race = race_openai(engine, args.endpoint, args.plain_endpoint, prompt, max_new, timeouts=timeouts,
                            model=args.model)
+    if args.save_trace is not None:
+        save_engine_trace(race, prompt, max_new, args.save_trace)
     return emit(args.json, race.to_dict(), lambda: (print_human(race.result), print(engine_stats_line(race))))
+
+
+def save_engine_trace(race: EngineRace, prompt: str, max_new_tokens: int, path) -> None:
+    """Save the engine race as a trace (docs/DESIGN.md §4.3) that `replay` renders like any other; its environment
+    names the engine, not this machine's CPU (the tokens were made on the engine's server)."""
+    from ..core.machine import library_versions
+    from ..replay.tracefile import assemble_trace, save_trace
+
+    engine = race.engine
+    how = {"preset": "endpoint", "method": race.result.method, "target": race.result.target, "assistant": None,
+           "knobs": {}, "max_new_tokens": max_new_tokens, "do_sample": False, "seed": None, "mode": "sequential",
+           "engine": engine["name"], "status_source": race.status_source}
+    env = {"device": race.result.device, "device_name": f"{engine['name']} {engine.get('version') or ''}".strip(),
+           "dtype": None, **library_versions(), "threads_per_side": None, "cores": None}
+    save_trace(assemble_trace(how, prompt, race.result, race.to_dict(), env), path)
