@@ -92,3 +92,17 @@ def test_an_engine_race_saves_a_trace_that_replays(fakes, tmp_path, capsys):
     assert [t.status for t in loaded.result.assisted.tokens][:4] == ["target", "accepted", "accepted", "resampled"]
     assert main(["replay", str(trace), "--html", str(page)]) == 0
     assert "llama.cpp" in page.read_text(encoding="utf-8")
+
+
+def test_bench_races_an_endpoint_into_the_same_files(fakes, tmp_path, capsys):
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text('{"prompt": "a", "category": "qa"}\n{"prompt": "b", "category": "code-editing"}\n',
+                     encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["bench", "--endpoint", fakes[0].url, "--plain-endpoint", fakes[1].url, "--suite", str(suite),
+                 "--max-new-tokens", str(len(IDS)), "--out", str(out), "--no-warm-up"]) == 0
+    rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["runs"]
+    assert [r["preset"] for r in rows] == ["endpoint", "endpoint"]
+    assert all(r["method"] == "llama.cpp ngram-simple" and r["identical"] for r in rows)
+    assert all(sum(r["accepted_by_position"]) == 4 for r in rows)
+    assert (out / "results.csv").exists() and "endpoint" in capsys.readouterr().out

@@ -168,3 +168,32 @@ def race_openai(engine: str, assisted_url: str, plain_url: str | None, prompt: s
                          f"{NOT_A_RACE}.")
     info = {"name": engine, "version": None, "speculative_type": "speculative"}
     return build_result(plain_side, assisted_side, model or "engine model", max_new_tokens, info, report)
+
+
+class EngineRacer:
+    """The benchmark's race function for an engine (``bench --endpoint``, docs/DESIGN.md §4.7): each call races
+    the endpoints on one prompt with the preset's token budget and chat-template choice (the preset only carries
+    those); a stop returns a result marked stopped, as a stopped transformers race does. reported: the engine's own
+    figures of every race, in order."""
+
+    def __init__(self, engine: str, assisted_url: str, plain_url: str | None, model: str | None = None,
+                 timeouts: Timeouts = Timeouts()):
+        self.engine, self.assisted_url, self.plain_url = engine, assisted_url, plain_url
+        self.model, self.timeouts = model, timeouts
+        self.reported: list[dict[str, Any]] = []
+
+    def __call__(self, preset: Any, prompt: str, stop: threading.Event) -> RaceResult:
+        from ..core.errors import StoppedError
+
+        try:
+            if self.engine == "llama.cpp":
+                race = race_llamacpp(self.assisted_url, self.plain_url, prompt, preset.max_new_tokens, stop,
+                                     self.timeouts, preset.chat_template, self.model)
+            else:
+                race = race_openai(self.engine, self.assisted_url, self.plain_url, prompt, preset.max_new_tokens,
+                                   stop, self.timeouts, self.model)
+        except StoppedError:
+            return RaceResult("endpoint", self.engine, self.model or "", None, "sequential", False,
+                              f"{self.engine} server", SideResult(), AssistedResult(), stopped=True)
+        self.reported.append(race.engine["reported"])
+        return race.result
