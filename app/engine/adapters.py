@@ -9,8 +9,9 @@ Field names, from the engines' sources as stored (they do not run on these machi
   ``acceptance_histogram`` (item j: steps that accepted j drafts), ``mean_acceptance_length``,
   ``draft_acceptance_rate``, and in detailed mode ``per_step_accepted`` / ``per_step_drafted``. When streaming it
   rides the final usage chunk (``stream_options.include_usage``).
-- SGLang ``python/sglang/srt/managers/tokenizer_manager.py`` (``_calculate_spec_decoding_metrics``; the module is at
-  commit c60799d0 in the store) and its later helper ``fill_spec_decoding_meta``: ``meta_info`` has ``spec_verify_ct``,
+- SGLang ``python/sglang/srt/managers/tokenizer_manager.py`` (``_calculate_spec_decoding_metrics``) and its later
+  helper ``fill_spec_decoding_meta``, as found in stored sgl-project/sglang sources whose commit was not pinned (the
+  newest stored tokenizer_manager.py, at 001067ff, has moved the code): ``meta_info`` has ``spec_verify_ct``,
   ``spec_accept_rate``, ``spec_accept_length``, ``spec_num_correct_drafts`` / ``spec_num_proposed_drafts`` (older:
   ``spec_accepted_drafts`` / ``spec_proposed_drafts``) and ``spec_correct_drafts_histogram`` (older:
   ``spec_accept_histogram``).
