@@ -31,6 +31,7 @@ class Fake:
 
     def __init__(self, spec: bool = True, mode: str = "ok", slots: bool = True):
         self.spec, self.mode, self.slots = spec, mode, slots
+        self.vllm_shape = "choice"  # or "metrics": the two documented shapes of vLLM's per-request stats
         self.requests: list[str] = []
         fake = self
 
@@ -124,12 +125,15 @@ class Fake:
             if self._fault(out, index):
                 return
             self._send(out, {"choices": [{"index": 0, "text": f"t{token} ", "token_ids": [token]}]})
+        stats = {"num_draft_tokens": 5, "num_accepted_draft_tokens": 4, "num_spec_steps": 2, "num_spec_tokens": 3,
+                 "acceptance_histogram": {"2": 2}, "mean_acceptance_length": 3.0, "draft_acceptance_rate": 0.8,
+                 "per_step_drafted": [3, 2], "per_step_accepted": [2, 2]}  # detailed mode
+        if self.spec and self.vllm_shape == "choice":  # acceptance_metrics.md at cd199986: on the terminal choice
+            self._send(out, {"choices": [{"index": 0, "text": "", "finish_reason": "length",
+                                          "speculative_decoding_stats": stats}]})
         final = {"choices": [], "usage": {"completion_tokens": len(IDS)}}
-        if self.spec:  # detailed mode: one entry per verify step (vLLM acceptance_metrics.md)
-            final["metrics"] = {"speculative_decoding": {
-                "num_draft_tokens": 5, "num_accepted_draft_tokens": 4, "num_spec_steps": 2, "num_spec_tokens": 3,
-                "acceptance_histogram": [0, 0, 2, 0], "mean_acceptance_length": 3.0, "draft_acceptance_rate": 0.8,
-                "per_step_drafted": [3, 2], "per_step_accepted": [2, 2]}}
+        if self.spec and self.vllm_shape == "metrics":  # the other stored version: on the final usage chunk
+            final["metrics"] = {"speculative_decoding": stats | {"acceptance_histogram": [0, 0, 2, 0]}}
         self._send(out, final)
         self._send(out, b"[DONE]")
 

@@ -124,8 +124,9 @@ def test_stop_closes_the_connection_at_once(pair):
     assert time.monotonic() - start < 2
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang"])
-def test_vllm_and_sglang_formats(pair, engine):
+@pytest.mark.parametrize("engine, shape", [("vllm", "choice"), ("vllm", "metrics"), ("sglang", None)])
+def test_vllm_and_sglang_formats(pair, engine, shape):
+    pair[0].vllm_shape = shape
     race = race_openai(engine, pair[0].url, pair[1].url, "hello", len(IDS), timeouts=FAST, model="fake")
     out = race.to_dict()
     assert out["identical"] and out["baseline"]["token_ids"] == IDS
@@ -140,7 +141,7 @@ def test_vllm_and_sglang_formats(pair, engine):
 
 def test_vllm_without_per_request_metrics_is_not_a_race(pair):
     pair[0].spec = False
-    with pytest.raises(ArenaError, match="per-request-spec-decode-metrics.*not a race"):
+    with pytest.raises(ArenaError, match="per-request-spec-decode-stats.*not a race"):
         race_openai("vllm", pair[0].url, pair[1].url, "x", 4, timeouts=FAST, model="fake")
 
 
@@ -148,6 +149,9 @@ def test_reports_read_the_engines_field_names():
     sg = adapters.sglang_report({"spec_verify_ct": 3, "spec_accepted_drafts": 2, "spec_proposed_drafts": 9})
     assert (sg.drafted, sg.accepted, sg.steps) == (9, 2, 3)
     assert adapters.vllm_report({"metrics": {}}) is None
+    sparse = adapters.vllm_report({"choices": [{"speculative_decoding_stats": {"acceptance_histogram": {"0": 1, "3": 2},
+                                                                              "num_spec_tokens": 3}}]})
+    assert sparse.histogram == ([1, 0, 0, 2], 3)
     with pytest.raises(ArenaError, match="malformed"):
         adapters.vllm_report({"metrics": {"speculative_decoding": {"num_draft_tokens": "many"}}})
     steps, source = rounds.choose(None, 7, 3)

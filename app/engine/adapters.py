@@ -3,12 +3,15 @@ llama.cpp's, and their per-request speculative figures into drafted / accepted c
 
 Field names, from the engines' sources as stored (they do not run on these machines: GPU builds):
 
-- vLLM ``docs/features/speculative_decoding/acceptance_metrics.md`` at commit cd199986: with
-  ``--per-request-spec-decode-metrics summary|detailed`` a response's ``metrics.speculative_decoding`` has
-  ``num_draft_tokens``, ``num_accepted_draft_tokens``, ``num_spec_steps``, ``num_spec_tokens``,
-  ``acceptance_histogram`` (item j: steps that accepted j drafts), ``mean_acceptance_length``,
-  ``draft_acceptance_rate``, and in detailed mode ``per_step_accepted`` / ``per_step_drafted``. When streaming it
-  rides the final usage chunk (``stream_options.include_usage``).
+- vLLM ``docs/features/speculative_decoding/acceptance_metrics.md`` (experimental, its shape has moved): at commit
+  cd199986, ``--per-request-spec-decode-stats summary|detailed`` puts ``speculative_decoding_stats`` on each choice
+  (streaming: on the terminal chunk's choice) with ``num_draft_tokens``, ``num_accepted_draft_tokens``,
+  ``num_spec_steps``, ``num_spec_tokens``, ``acceptance_histogram`` as a sparse map {"j": steps that accepted j
+  drafts}, ``mean_acceptance_length``, ``draft_acceptance_rate``, and in detailed mode ``per_step_accepted`` /
+  ``per_step_drafted``. Another stored version of that document (commit not pinned; the one the issue describes)
+  names the flag ``--per-request-spec-decode-metrics`` and puts the same fields under the response's
+  ``metrics.speculative_decoding``, the histogram as a dense list, on the final usage chunk when streaming
+  (``stream_options.include_usage``). Both shapes are read.
 - SGLang ``python/sglang/srt/managers/tokenizer_manager.py`` (``_calculate_spec_decoding_metrics``) and its later
   helper ``fill_spec_decoding_meta``, as found in stored sgl-project/sglang sources whose commit was not pinned (the
   newest stored tokenizer_manager.py, at 001067ff, has moved the code): ``meta_info`` has ``spec_verify_ct``,
@@ -62,15 +65,38 @@ def _ints(value: Any, name: str) -> list[int] | None:
     return value
 
 
+def _vllm_stats(response: Any) -> dict[str, Any] | None:
+    """The speculative object of a vLLM response in either documented shape (see the module docstring)."""
+    if not isinstance(response, dict):
+        return None
+    spec = (response.get("metrics") or {}).get("speculative_decoding")
+    for choice in response.get("choices") or []:
+        if isinstance(choice, dict) and isinstance(choice.get("speculative_decoding_stats"), dict):
+            spec = choice["speculative_decoding_stats"]
+    return spec if isinstance(spec, dict) else None
+
+
+def _dense(histogram: Any) -> list[int] | None:
+    """A histogram as a dense list (item j: steps that accepted j drafts), from a list or a sparse {"j": count}."""
+    if isinstance(histogram, dict):
+        try:
+            pairs = {int(k): v for k, v in histogram.items()}
+        except ValueError:
+            raise ArenaError("The engine sent malformed output: acceptance_histogram has a key that is not a "
+                             "count.") from None
+        histogram = [pairs.get(j, 0) for j in range(max(pairs, default=-1) + 1)]
+    return _ints(histogram, "acceptance_histogram")
+
+
 def vllm_report(response: dict[str, Any]) -> SpecReport | None:
-    """vLLM's ``metrics.speculative_decoding`` of a (final) response; None when absent (no speculation, or the
-    server runs without --per-request-spec-decode-metrics)."""
-    spec = (response.get("metrics") or {}).get("speculative_decoding") if isinstance(response, dict) else None
-    if not isinstance(spec, dict):
+    """vLLM's per-request speculative stats of a (final) response; None when absent (no speculation, or the server
+    runs without the per-request flag)."""
+    spec = _vllm_stats(response)
+    if spec is None:
         return None
     drafted_steps = _ints(spec.get("per_step_drafted"), "per_step_drafted")
     accepted_steps = _ints(spec.get("per_step_accepted"), "per_step_accepted")
-    histogram = _ints(spec.get("acceptance_histogram"), "acceptance_histogram")
+    histogram = _dense(spec.get("acceptance_histogram"))
     k = _count(spec, "num_spec_tokens") or 0
     return SpecReport(drafted=_count(spec, "num_draft_tokens") or 0,
                       accepted=_count(spec, "num_accepted_draft_tokens") or 0, steps=_count(spec, "num_spec_steps"),

@@ -163,7 +163,8 @@ def race_openai(engine: str, assisted_url: str, plain_url: str | None, prompt: s
     else:
         raise ArenaError(f"Unknown engine {engine!r}: choose llama.cpp, vllm or sglang.")
     if report is None:
-        extra = " (vLLM reports it with --per-request-spec-decode-metrics summary)" if engine == "vllm" else ""
+        extra = (" (vLLM reports it with --per-request-spec-decode-stats, or --per-request-spec-decode-metrics in "
+                 "other versions, set to detailed)") if engine == "vllm" else ""
         raise ArenaError(f"The assisted endpoint {assisted.url} reported no speculative decoding{extra}: "
                          f"{NOT_A_RACE}.")
     info = {"name": engine, "version": None, "speculative_type": "speculative"}
