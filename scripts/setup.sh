@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up .venv with everything the app needs; --dev adds the test tools, Chromium and llama-server (built once per
-# machine into ~/.cache/assisted-decoding-arena; about 12 minutes on two cores, instant once cached).
+# Sets up .venv with everything the app needs; --dev adds the test tools, Chromium, axe-core (tests/axe) and
+# llama-server (built once per machine into ~/.cache/assisted-decoding-arena; 12-30 minutes on two cores, instant
+# once cached).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -15,6 +16,15 @@ if [ "${1:-}" = "--dev" ]; then
     else
       echo "note: install Chromium (Debian package 'chromium') for the browser test" >&2
     fi
+  fi
+  # axe-core, pinned in tests/axe/package-lock.json, for the contrast test (tests/test_contrast_browser.py)
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+  fi
+  if command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/axe --no-audit --no-fund --loglevel=error
+  else
+    echo "note: install Node.js and npm for the contrast test (it reads tests/axe/node_modules/axe-core)" >&2
   fi
   PYTHON=.venv/bin/python bash scripts/build_llama_server.sh >/dev/null
 fi

@@ -21,6 +21,12 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 #: Screenshots are copied to assets/ (the README's pictures) only when this is set: refreshed on purpose only.
 UPDATE = "ARENA_UPDATE_SCREENSHOTS"
+#: axe-core's browser build, installed (pinned) by ``scripts/setup.sh --dev`` (npm ci in tests/axe).
+AXE = ROOT / "tests" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+#: axe's color-contrast rule (WCAG AA: 4.5:1, 3:1 for large text) on the document it runs in, one line per element.
+CONTRAST_JS = """async () => (await axe.run(document, {runOnly: ['color-contrast'], iframes: false,
+  resultTypes: ['violations']})).violations.flatMap(v => v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary
+  .replace(/\\s+/g, ' ').slice(0, 220)))"""
 
 
 def missing() -> str | None:
@@ -42,6 +48,51 @@ def require() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"browser test cannot run in CI: {why}", pytrace=False)
         pytest.skip(why, allow_module_level=True)
+
+
+def require_axe() -> None:
+    """Skip the calling test module when axe-core is not installed; fail instead in CI."""
+    import pytest
+
+    if not AXE.exists():
+        why = f"axe-core is not installed (bash scripts/setup.sh --dev runs npm ci in tests/axe): no {AXE.name}"
+        if os.environ.get("CI"):
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why, allow_module_level=True)
+
+
+def contrast_problems(page: Any) -> list[str]:
+    """Every text below WCAG AA contrast in `page` and its frames (the replay player is one), by axe-core."""
+    out = []
+    for frame in page.frames:
+        if not frame.evaluate("typeof axe !== 'undefined'"):
+            frame.add_script_tag(path=str(AXE))
+        where = "page" if frame == page.main_frame else f"frame {frame.name or frame.url[:40]}"
+        out += [f"{where}: {line}" for line in frame.evaluate(CONTRAST_JS)]
+    return out
+
+
+def fits(page: Any) -> list[str]:
+    """What makes `page` wider than its window: [] when nothing does. The page itself must not scroll sideways,
+    and whatever sticks out of the window must be inside a box that scrolls sideways and fits (wide tables scroll
+    in their card); a box that only clips would hide it."""
+    return page.evaluate(FITS_JS)
+
+
+FITS_JS = """() => {
+  const w = window.innerWidth, out = [];
+  if (document.scrollingElement.scrollWidth > w) out.push(`page ${document.scrollingElement.scrollWidth} px wide`);
+  const scrolls = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= w + 1 || el.closest('svg') !== el && el.closest('svg')) continue;
+    let box = el.parentElement;
+    while (box && !(scrolls(box) && box.getBoundingClientRect().right <= w + 1)) box = box.parentElement;
+    const name = `${el.tagName.toLowerCase()}#${el.id}.${String(el.className).slice(0, 40)}`;
+    if (!box) out.push(`${name} ends at ${Math.round(r.right)}`);
+  }
+  return out.slice(0, 10);
+}"""
 
 
 def open_page(browser: Any, url: str, width: int = 1600, height: int = 1000, ready: bool = True) -> Any:
@@ -71,14 +122,15 @@ def set_number(page: Any, elem_id: str, value: int) -> None:
     expect(box).to_have_value(str(value))
 
 
-def screenshot(page: Any, path: Path, element: str | None = None, settle_ms: int = 0, asset: str | None = None) -> Path:
-    """Save the full page (or the element matching the selector `element`) to `path`, after `settle_ms` ms for
-    transitions to end. asset: the README's picture it is (a file name in assets/), refreshed from this one when
-    ARENA_UPDATE_SCREENSHOTS is set."""
+def screenshot(page: Any, path: Path, element: str | None = None, settle_ms: int = 0, asset: str | None = None,
+               full_page: bool = True) -> Path:
+    """Save the full page (the window only without `full_page`; or the element matching the selector `element`) to
+    `path`, after `settle_ms` ms for transitions to end. asset: the README's picture it is (a file name in assets/),
+    refreshed from this one when ARENA_UPDATE_SCREENSHOTS is set."""
     if settle_ms:
         page.wait_for_timeout(settle_ms)
     if element is None:
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
     else:
         page.locator(element).screenshot(path=str(path))
     if asset and os.environ.get(UPDATE):

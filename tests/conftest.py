@@ -120,3 +120,41 @@ def llama_pair():
     yield assisted, plain
     assisted.stop()
     plain.stop()
+
+
+@pytest.fixture(scope="session")
+def local_hub(tiny, tmp_path_factory):
+    """A local stand-in for the Hugging Face hub (tests/local_hub.py) serving a tiny checkpoint under the real id of
+    every hub model the presets name (tests/hub_models.py), started once per session; each test that points the app
+    at it uses `on_hub`. ``hub.models``: the tiny folders by name."""
+    from tests.hub_models import HUB_MODELS, build_hub_models
+    from tests.local_hub import LocalHub
+
+    models = build_hub_models(tmp_path_factory.mktemp("hub_models"), tiny)
+    with LocalHub() as hub:
+        for repo_id, name in HUB_MODELS.items():
+            hub.add_folder(repo_id, models[name])
+        hub.models = models
+        yield hub
+
+
+@pytest.fixture
+def on_hub(local_hub, tmp_path, monkeypatch):
+    """This process's huggingface_hub pointed at the local hub with a fresh, empty HF_HOME and no token; no faults."""
+    from huggingface_hub import constants
+
+    from app.core.hub import hub_reachable
+    from tests.local_hub import hub_constants, hub_environment
+
+    home = tmp_path / "hf_home"
+    for key, value in hub_environment(local_hub.url, home).items():
+        monkeypatch.setenv(key, value)
+    for key, value in hub_constants(local_hub.url, home).items():
+        monkeypatch.setattr(constants, key, value)
+    for key in ("HF_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(key, raising=False)
+    local_hub.reset()
+    hub_reachable.cache_clear()
+    yield local_hub
+    local_hub.reset()
+    hub_reachable.cache_clear()

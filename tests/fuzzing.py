@@ -155,11 +155,15 @@ def raw_json_client():
 
 
 # ----- value strategies ------------------------------------------------------------------------------------------
+#: Markup that gradio's popup sanitiser would keep live (the share-link probe's SVG link among it); no popup may hold
+#: any of it as markup (tests/page_client.py judges that).
+MARKUP = ["<svg width=20 height=20><a href=javascript:alert(origin)><rect width=20 height=20></a></svg>",
+          "<img src=x onerror=alert(1)>", "<form action=//x><input name=q></form>", "<b>bold</b>"]
 HOSTILE_TEXT = st.one_of(
     st.sampled_from(["", " ", "\x00", "\n", "a" * 256, "a" * 5000, "../../etc/passwd", "/etc", "/dev/zero", "~", "..",
                      "C:\\x", "\u202eevil", "\U0001f600" * 3, "\ud800", "None", "null", "true", "1e999", "NaN", "-1",
                      "0x10", "\uff11\uff12", "\u00b2", "+-5", "1_000", "9" * 50, "' OR 1=1 --", "<script>x</script>",
-                     "{{7*7}}", "%s%n", "\x1b[31mred"]),
+                     "{{7*7}}", "%s%n", "\x1b[31mred", *MARKUP]),
     st.text(max_size=30))
 HUGE_INTS = st.sampled_from([2 ** 63 - 1, 2 ** 63, 2 ** 64, 2 ** 70, -2 ** 63, -2 ** 63 - 1, 10 ** 30, 10 ** 400])
 NON_TEXT = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 6, 10 ** 6), HUGE_INTS,

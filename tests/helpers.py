@@ -49,3 +49,17 @@ def assert_clean_error(code: int, err: str, *needles: str) -> None:
     assert lines[0].startswith("error: ") and "Traceback" not in err
     for needle in needles:
         assert needle in lines[0], lines[0]
+
+
+def race_controls(preset_id: str, prompt: str, max_new_tokens: int = 8, **changes) -> list:
+    """The Race tab's control values for `preset_id` as the page shows them once it is chosen (its models, chat
+    template and knobs; greedy), with `changes` (by control name) on top, in CONTROL_NAMES order: what the Race,
+    Measure, Tune and sampling-check events receive after the session and toggle inputs."""
+    from app.ui.race.controls import CONTROL_NAMES, preset_state
+
+    state = preset_state(preset_id, None, 4096)
+    values = {"preset": preset_id, "prompt": prompt, "target": state["target"], "assistant": state["assistant"],
+              "chat_template": state["chat_template"], "max_new_tokens": max_new_tokens, "decoding": "greedy",
+              "temperature": 1.0, "top_p": 1.0, "seed": None, **{k: v["value"] for k, v in state["knobs"].items()}}
+    values.update(changes)
+    return [values[n] for n in CONTROL_NAMES]

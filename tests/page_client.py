@@ -11,6 +11,7 @@ Outcomes: ``clean_errors`` (a one-line refusal at the queue, or a failed event w
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from typing import Any, Iterator
@@ -21,6 +22,8 @@ import httpx
 GENERIC = "verbose error reporting"
 #: What the page shows for a bug (app/ui/html.py unexpected_error_text) and the runner's message for one.
 BUG_MARKERS = ("Unexpected error (", "Generation failed (", "Traceback (most recent call last)")
+#: A tag as a browser would parse it.
+LIVE_MARKUP = re.compile(r"<[A-Za-z/!]")
 
 
 def short(value: Any, limit: int = 300) -> str:
@@ -29,8 +32,11 @@ def short(value: Any, limit: int = 300) -> str:
 
 
 def _clean(message: Any) -> bool:
+    """A message that is one plain line: no traceback, no bug marker, and no markup (a popup draws its text as HTML,
+    so a tag here would be live on the page)."""
     text = str(message or "").strip()
-    return bool(text) and "\n" not in text and GENERIC not in text and not any(m in text for m in BUG_MARKERS)
+    return bool(text) and "\n" not in text and GENERIC not in text and not any(m in text for m in BUG_MARKERS) \
+        and not LIVE_MARKUP.search(text)
 
 
 def queued_events(config: dict) -> list[dict]:

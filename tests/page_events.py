@@ -67,7 +67,9 @@ def event_inputs(event: dict, examples: int) -> list[list]:
 @contextlib.contextmanager
 def public_page(**config: Any) -> Iterator[tuple[str, Any]]:
     """(url, app) of the page launched in-process as a public share link would be (hub ids only, the public budgets,
-    one job per visitor), with `config` overriding UIConfig fields."""
+    one job per visitor) behind a proxy on this machine (it trusts X-Forwarded-For from loopback, as a Space trusts
+    its own proxy), with `config` overriding UIConfig fields."""
+    config.setdefault("forwarded_allow_ips", "127.0.0.1")
     with launched(public=True, **config) as (url, app):
         yield url, app
 

@@ -16,44 +16,8 @@ from app.bench.sweep import parse_sweep
 from app.core.errors import ArenaError
 from app.core.loader import ModelCache
 from app.core.theory import predicted_speedup
-from app.race.result import AssistedResult, RaceResult, Round, SideResult
-from app.race.why import explain
+from tests.fakes import PROMPTS, ROUNDS, FakeClock, fake_result, lookup_preset  # noqa: F401 (shared)
 from tests.helpers import make_preset
-
-PROMPTS = [SuitePrompt("s1", "Summarise: a b c", "summarisation", "tune"),
-           SuitePrompt("s2", "Summarise: d e f", "summarisation", "test"),
-           SuitePrompt("q1", "Why is the sky blue?", "qa", "tune")]
-
-
-class FakeClock:
-    """A clock that only moves when a fake race says so."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def fake_result(preset, assisted_seconds: float, rounds: list[Round], diverge_at: int | None = None,
-                stopped: bool = False, errors: dict | None = None) -> RaceResult:
-    """A sequential race of 8 tokens: the baseline takes 1 s, the assisted side `assisted_seconds`."""
-    ids = list(range(10, 18))
-    other = ids if diverge_at is None else ids[:diverge_at] + [99] * (8 - diverge_at)
-    result = RaceResult(preset.id, preset.method, preset.target, preset.assistant, "sequential", False, "cpu",
-                        SideResult("b", ids, 1.0, 0.2, [0.2 + 0.1 * i for i in range(8)]),
-                        AssistedResult("a", other, assisted_seconds, 0.2, [0.2] * 8, rounds=rounds),
-                        errors=errors or {}, stopped=stopped, knobs=preset.knobs())
-    result.why = explain(result, result.knobs)
-    return result
-
-
-ROUNDS = [Round(3, 1, "x", 0.01, 0.12), Round(2, 2, "", 0.01, 0.11), Round(0, 0, "", 0.0, 0.1), Round(4, 0, "y", 0.01, 0.13)]
-
-
-def lookup_preset(**fields):
-    return make_preset("prompt-lookup", "tiny-target", prompt_lookup_num_tokens=3, **fields)
-
 
 def test_medians_and_spread_on_a_fake_clock():
     clock, seen = FakeClock(), []

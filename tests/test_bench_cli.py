@@ -18,14 +18,8 @@ from app.bench.results import BenchResult, load_results
 from app.cli import main
 from app.core.loader import ModelCache
 from app.core.presets import get_preset
+from tests.fakes import SUITE
 from tests.helpers import make_preset
-
-SUITE = "\n".join(json.dumps(x) for x in [
-    {"id": "c1", "category": "copy", "split": "tune", "prompt": "The cat likes the dog and the dog likes the cat"},
-    {"id": "c2", "category": "copy", "split": "test", "prompt": "One two three one two three one two"},
-    {"id": "o1", "category": "open", "split": "test", "prompt": "Why is the sky blue"},
-]) + "\n"
-
 
 @pytest.fixture(scope="module")
 def cli_run(tiny, tmp_path_factory):
@@ -123,7 +117,7 @@ def test_ctrl_c_keeps_the_finished_races(tmp_path, monkeypatch, capsys):
             calls.append(prompt)
             if len(calls) == 2:
                 raise KeyboardInterrupt
-            from tests.test_bench import ROUNDS, fake_result
+            from tests.fakes import ROUNDS, fake_result
 
             return fake_result(preset, 0.5, ROUNDS)
 

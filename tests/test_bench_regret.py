@@ -18,7 +18,7 @@ from app.bench.sweep import DEFAULT_REGRET_LENGTHS, Regret, parse_regret, parse_
 from app.cli import main
 from app.core.errors import ArenaError
 from tests.helpers import make_preset
-from tests.test_bench import PROMPTS, ROUNDS, FakeClock, fake_result
+from tests.fakes import PROMPTS, ROUNDS, FakeClock, fake_result
 
 LOOKUP = {"knob": "prompt_lookup_num_tokens", "shipped_length": 4, "lengths": [1, 2, 4], "default_schedule": "constant",
           "default_length": 4}

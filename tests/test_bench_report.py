@@ -13,7 +13,7 @@ from app.bench.stats import make_row
 from app.bench.suite import SuitePrompt
 from app.bench.summary import summary_markdown
 from app.core.errors import ArenaError
-from tests.test_bench import ROUNDS, fake_result, lookup_preset
+from tests.fakes import ROUNDS, fake_result, lookup_preset
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -165,7 +165,7 @@ def test_models_are_loaded_once(tiny):
 def test_a_schedule_that_knows_drafting_cannot_pay_decodes_plainly(tiny, cache, monkeypatch, method, assistant, knobs,
                                                                    sequential):
     """Drafting nothing costs nothing: no assisted loop runs, every token is a round that drafted nothing."""
-    from app.race import drafting, runner
+    from app.race import drafting, workers as runner
 
     def hopeless_policies(setup, cost, threads=None):  # a drafter as slow as the target: no draft can pay
         return lambda: drafting.CostAwarePolicy(4, 0.05, 0.1, draft_per_token=0.05)

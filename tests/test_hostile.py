@@ -250,7 +250,7 @@ def test_a_failed_result_claims_neither_identical_nor_a_speedup():
 @pytest.fixture
 def failing_assisted_side(monkeypatch):
     """Make every assisted generate() call fail the way a bad setting would."""
-    from app.race import runner
+    from app.race import workers as runner
 
     real = runner.generate_call
 

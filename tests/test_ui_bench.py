@@ -8,7 +8,6 @@ import inspect
 import json
 import threading
 from pathlib import Path
-from types import SimpleNamespace
 
 import gradio as gr
 import pytest
@@ -19,20 +18,11 @@ from app.core.requests import Limits
 from app.ui.bench.handlers import BenchState
 from app.ui.bench.render import EMPTY, leaderboard_html, progress_html, runs_html
 from tests.helpers import by_elem_id
-from tests.test_bench import ROUNDS, fake_result
-from tests.test_bench_cli import SUITE
-
-NAMES = ("status", "board", "heatmap", "positions", "scatter", "runs", "files", "run", "stop", "categories")
-
+from tests.fakes import ROUNDS, SUITE, fake_result, named, upload
 
 def _deps(app, elem_id: str, event: str = "click") -> list:
     block = by_elem_id(app, elem_id)
     return [fn for fn in app.demo.fns.values() if (block._id, event) in fn.targets]
-
-
-def named(tab, frame: dict) -> dict:
-    by_id = {id(getattr(tab.ui, n)): n for n in NAMES}
-    return {by_id[id(c)]: v for c, v in frame.items() if id(c) in by_id}
 
 
 class FakeRacer:
@@ -59,12 +49,6 @@ def tab(built, monkeypatch):
     monkeypatch.setattr(built.bench.handlers, "racer_factory", lambda limits: racer)
     built.bench.racer = racer
     return built.bench
-
-
-def upload(tmp_path: Path, text: str, name: str = "mine.jsonl") -> SimpleNamespace:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return SimpleNamespace(name=str(path), orig_name=name)
 
 
 def test_tab_is_third_and_run_shares_the_generation_queue(built):
@@ -157,7 +141,7 @@ def test_uploading_a_suite_offers_its_categories_or_names_the_bad_line(tab, tmp_
 
 def test_render_marks_best_and_losses_and_escapes():
     rows = []
-    from tests.test_bench import lookup_preset
+    from tests.fakes import lookup_preset
     from app.bench.stats import make_row
     from app.bench.suite import SuitePrompt
 

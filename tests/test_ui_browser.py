@@ -82,7 +82,7 @@ def test_race_in_the_browser(server, browser, tmp_path):
     assert page.locator("#pane-baseline [data-phase=done]").count() == 1
     assert page.locator("#pane-assisted .tok-resampled[title*='rejected draft']").count() >= 0  # tooltips render
     expect(page.locator("#run-btn")).to_be_enabled()
-    screenshot(page, tmp_path / "screenshot-race.png", settle_ms=300, asset="screenshot-race.png")
+    screenshot(page, tmp_path / "screenshot-race.png", settle_ms=300)  # the README's: tests/test_page_fits_browser.py
     page.close()
 
 

@@ -14,6 +14,7 @@ from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.distribution import DEFAULT_SAMPLES, DEFAULT_TOKENS, CheckState, DistributionPanel, check_seconds
 from app.ui.race.distribution_html import check_html
 from tests import tiny_vocab
+from tests.helpers import race_controls
 from tests.helpers import by_elem_id
 
 
@@ -24,10 +25,8 @@ def panel():
 
 
 def controls(small, **changes) -> list:
-    values = {"preset": "drafter", "prompt": tiny_vocab.PROMPT, "target": small["target"], "assistant": small["drafter"],
-              "chat_template": False, "max_new_tokens": 24, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0,
-              "seed": 5, **{k: None for k in KNOBS}, "num_assistant_tokens": 3, **changes}
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls("drafter", tiny_vocab.PROMPT, 24, target=small["target"], assistant=small["drafter"],
+                         chat_template=False, seed=5, **{**dict.fromkeys(KNOBS), "num_assistant_tokens": 3, **changes})
 
 
 def frames(panel, state, *args) -> list[dict]:

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from app.core.knobs import KNOBS
-from app.ui.race.controls import CONTROL_NAMES, preset_state
+from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.session import Session
+from tests.helpers import race_controls
 
 pytestmark = pytest.mark.slow
 
@@ -24,11 +24,7 @@ LONG_PROMPT = "Write a long story about a lighthouse keeper and her cat, with ma
 
 def controls(prompt: str, max_new_tokens: int, **knobs) -> list:
     """The Race tab's control values for PRESET (`knobs` override its knob values)."""
-    state = preset_state(PRESET, None, 512)
-    values = {"preset": PRESET, "prompt": prompt, "target": state["target"], "assistant": "", "chat_template": True,
-              "max_new_tokens": max_new_tokens, "decoding": "greedy", "temperature": 1.0, "top_p": 1.0, "seed": None}
-    values.update({k: state["knobs"][k]["value"] for k in KNOBS}, **knobs)
-    return [values[n] for n in CONTROL_NAMES]
+    return race_controls(PRESET, prompt, max_new_tokens, assistant="", chat_template=True, **knobs)
 
 
 NAMES = ("baseline", "assisted", "stats", "chart", "hardware", "status", "run", "mode", "stop", "legend")
@@ -112,11 +108,16 @@ def test_race_then_measure_fill_in_both_speedups(handlers, frame):
     assert '<del class="rej"' not in toggled["assisted"] and "hover" in toggled["legend"]
 
 
-def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(handlers, frame):
+def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(handlers, frame, monkeypatch):
     """Plain runs first; in the assisted phase the plain pane replays its recorded run from zero (fewer tokens than
     it has, growing); a second fair race on the same prompt and settings races the kept run, whatever the method
-    knobs, and skips plain's run."""
+    knobs, and skips plain's run. (Whether a kept run is still true is tests/test_trust.py's: here any probe passes,
+    so a busy test machine cannot make the kept run stale.)"""
+    from app.race import trust
     from app.race.ghosts import GHOSTS
+
+    monkeypatch.setattr(trust, "MIN_STALE", 1e6)
+    monkeypatch.setattr(trust, "MAX_STALE", 1e6)
 
     GHOSTS.clear()
     session = Session()

@@ -83,7 +83,7 @@ def test_calculator_gives_the_articles_answer(built):
     out = named(built.planner, built.planner.handlers.plan_calculate(0.8, 0.05, "A10 24GB=1.29\nH100 SXM 80GB=4.29", 720))
     assert set(out) == set(REPORT)
     assert "3.09x" in out["headline"] and ">8<" in out["headline"] and "best gamma" in out["headline"]
-    assert "alpha exceeds c" in out["headline"]
+    assert "Drafting pays" in out["headline"] and "exceeds c 0.050" in out["headline"]
     assert "<svg" in out["plot"] and "best gamma 8: 3.09x" in out["plot"]
     assert "cell-measured" in out["table"] and "cell-best" in out["table"]
     assert out["raw"]["best_gamma"] == 8 and out["raw"]["mode"] == "calculator"

@@ -1,7 +1,8 @@
 """The Planner tab end to end in headless Chromium against ``python app.py`` (no model is loaded).
 
 Same setup as tests/test_ui_browser.py (Debian's /usr/bin/chromium, the playwright package; skipped
-without them unless CI is set). Saves assets/screenshot-planner.png (the calculator view).
+without them unless CI is set). The README's planner picture, after a measurement,
+is taken by tests/test_page_fits_browser.py.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def test_calculator_in_the_browser(page, tmp_path):
     saved = tmp_path / "plan.json"
     info.value.save_as(saved)
     assert json.loads(saved.read_text(encoding="utf-8"))["best_gamma"] == 8
-    screenshot(page, tmp_path / "screenshot-planner.png", settle_ms=300, asset="screenshot-planner.png")
+    screenshot(page, tmp_path / "screenshot-planner.png", settle_ms=300)  # the README's: after a measurement
 
 
 def test_bad_alpha_shows_a_message_and_the_race_tab_still_works(page):

@@ -112,7 +112,7 @@ def heatmap_svg(result: BenchResult) -> str:
             body += heat_cell(x, y, cw, ch, c, f"{key[0]} / {cat}")
     sweep_note = f"; [n]: {knob} = n" if knob else ""
     body.append(text(12, height - 10, f"1.00x = as fast as plain decoding; colour saturates at 0.25x and 4x{sweep_note}",
-                     size=10, fill="#777777"))
+                     size=10, fill="#595959"))
     return svg(width, height, "Median speedup per preset and category", body)
 
 
@@ -299,9 +299,9 @@ def regret_svg(result: BenchResult) -> str | None:
         body += [text(x + 1.5 * bar, box[3] + 16, c["category"][:14], "middle", 11, "bold"),
                  text(x + 1.5 * bar, box[3] + 30, share, "middle", 10, fill="#555555")]
         if len(presets) > 1:
-            body.append(text(x + 1.5 * bar, box[3] + 43, c["preset"][:20], "middle", 9, fill="#777777"))
+            body.append(text(x + 1.5 * bar, box[3] + 43, c["preset"][:20], "middle", 9, fill="#595959"))
     body.append(text(12, height - 6, "numbers: median speedup (@ its draft length); share: shipped / best constant; "
-                     "dashed: 1x, plain decoding", size=10, fill="#777777"))
+                     "dashed: 1x, plain decoding", size=10, fill="#595959"))
     return svg(width, height, "Regret: cost-aware schedule vs the best constant draft length", body)
 
 

@@ -8,6 +8,7 @@ import logging
 import sys
 from typing import Any, Callable, Iterable
 
+from ..core.download import DOWNLOADING
 from ..core.errors import ArenaError
 from ..core.knobs import KNOB_TABLE
 
@@ -55,5 +56,20 @@ def configure_logging(verbose: bool) -> None:
 
 
 def progress_logger(message: str) -> None:
-    """Loading and measuring progress, logged for --verbose."""
-    logging.getLogger("app").info(message)
+    """Loading and measuring progress, logged for --verbose; a model download's progress (a first load can take
+    minutes) also goes to a terminal's stderr without it, one line redrawn in place (docs/DESIGN.md §6)."""
+    logger = logging.getLogger("app")
+    logger.info(message)
+    if logger.isEnabledFor(logging.INFO) or not sys.stderr.isatty():
+        return
+    if message.startswith(DOWNLOADING):
+        sys.stderr.write(f"\r{message}\x1b[K")
+        _drawn[0] = True
+    elif _drawn[0]:
+        sys.stderr.write("\n")
+        _drawn[0] = False
+    sys.stderr.flush()
+
+
+#: Whether progress_logger's last write to a terminal was a download line still open (no newline yet).
+_drawn = [False]

@@ -150,13 +150,17 @@ def _human(plan: dict, out: Any = None) -> None:
     for run in check_runs(plan):
         w(f"\n{run['label']}: measured {run['measured_speedup']:.2f}x, predicted {predicted_text(run)}, cost model on "
           f"its rounds {run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
-    if plan.get("check"):
-        w(f"\n{plan['check']['recommendation']}\n")
+    final = plan.get("final")
+    if final:
+        w(f"\nverdict ({final['source']}): {final['pays']}: {final['text']}\n")
     if plan.get("memory"):
         w(f"\n{memory_text(plan['memory'])}\n")
+    if plan["cost"].get("projection"):
+        w(f"cost, {plan['cost']['projection']}:\n")
     for row in plan["cost"]["rows"]:
         w(f"{row['label']} {row['speedup']:.2f}x {saving_text(row['gpu_time_saved'])}: "
-          + ", ".join(f"{g['gpu']} ${abs(g['monthly_savings']):,.2f}/month" for g in row["per_gpu"]) + "\n")
+          + ", ".join(f"{g['gpu']} {'-' if g['monthly_savings'] < 0 else ''}${abs(g['monthly_savings']):,.2f}/month"
+                      for g in row["per_gpu"]) + "\n")
     for line in plan.get("advice", []):
         w(f"- {line}\n")
 

@@ -12,13 +12,12 @@ from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import DTYPES, QUANTIZATIONS
 from ..core.requests import Limits, RaceRequest, apply_overrides, build_request, read_text_file
-from ..race.stats import speedup_verdict
 from ..race.result import STATUSES, RaceResult
 from ..render.statuses import ANSI
 from .common import add_knob_flags, emit, given, progress_logger
 
 #: Preset fields a flag of the same name overrides.
-FIELD_FLAGS = ("target", "assistant", "dtype", "quantization")
+FIELD_FLAGS = ("target", "assistant", "revision", "assistant_revision", "dtype", "quantization")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -41,6 +40,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     race.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     race.add_argument("--target")
     race.add_argument("--assistant")
+    race.add_argument("--revision", help="the target's hub revision: a branch, a tag or a commit sha (default: the "
+                                         "preset's pin, else main)")
+    race.add_argument("--assistant-revision", help="the assistant's hub revision (default: the preset's pin, else main)")
     race.add_argument("--no-chat-template", action="store_true")
     race.add_argument("--dtype", choices=DTYPES)
     race.add_argument("--quantization", choices=QUANTIZATIONS)
@@ -72,13 +74,23 @@ def request_from_args(args: argparse.Namespace) -> RaceRequest:
     return build_request(args.preset, read_prompt(args), changes, args.seed, FLAG, Limits.operator())
 
 
+def verdict_note(result: RaceResult) -> str:
+    """' (slower)', ' (level: <why>)', ' (not a measurement: <why>)' or '' for the speedup (app/race/trust.py)."""
+    verdict = result.verdict
+    if verdict.kind == "loss":
+        return " (slower)"
+    if verdict.kind == "even":
+        return f" (level: {verdict.reason})"
+    return f" ({verdict.reason})" if verdict.kind == "unmeasured" else ""
+
+
 def stats_line(result: RaceResult) -> str:
     a, b = result.assisted, result.baseline
     alpha = a.acceptance_rate
     badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
     return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
             f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x"
-            f"{' (slower)' if speedup_verdict(result.speedup) == 'loss' else ''}, "
+            f"{verdict_note(result)}, "
             f"acceptance {'n/a' if alpha is None else f'{alpha:.0%}'}, "
             f"mean accepted length {a.mean_accepted_length:.2f}, rounds {len(a.rounds)}, {badge}")
 

@@ -215,3 +215,18 @@ KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.method_knob)
 #: The knobs transformers reads from the drafting model's generation config, in the table's order: the
 #: draft-length knobs every method that drafts with a model takes.
 DRAFTER_CONFIG_KNOBS: tuple[str, ...] = tuple(k.name for k in KNOB_LIST if k.drafter_config)
+
+
+def knobs_text(knobs: dict[str, Any]) -> str:
+    """Method knobs as a person reads them: "draft length k 20, draft length schedule constant" (page labels, values
+    as typed; a name the table does not know keeps its own name); "the preset's settings" when there are none."""
+    if not knobs:
+        return "the preset's settings"
+
+    def one(name: str, value: Any) -> str:
+        knob = KNOB_TABLE.get(name)
+        label = knob.label if knob else name.replace("_", " ")
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return f"{label[:1].lower()}{label[1:]} {_num(value) if number else value}"
+
+    return ", ".join(one(k, v) for k, v in knobs.items())

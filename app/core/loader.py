@@ -17,7 +17,9 @@ from typing import Any, Callable
 import torch
 
 from .errors import ArenaError
-from .sources import Source, check_hub_size, converted_folder, hub_reachable, resolve, unknown_model
+from .download import HubPlan, plan_file_read, prepare_hub_load
+from .hub import hub_error
+from .sources import Source, converted_folder, resolve
 from .tokenizers import TokenizerPool
 
 log = logging.getLogger(__name__)
@@ -46,8 +48,26 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _hub_kwargs(source: Source) -> dict[str, Any]:
-    return {"local_files_only": True} if source.kind == "hub" and not hub_reachable() else {}
+def _file_read(source: Source, revision: str | None) -> HubPlan:
+    """How from_pretrained may read a tokenizer: for a hub source the revision, and the local cache only when the hub
+    is unreachable or failing (app/core/download.py)."""
+    if source.kind != "hub":
+        return HubPlan({})
+    plan = plan_file_read(source.path, revision)
+    return HubPlan({**plan.kwargs, **({"revision": revision} if revision else {})}, plan.cause)
+
+
+def _model_kwargs(options: "LoadOptions", device: str, dtype: torch.dtype) -> dict[str, Any]:
+    """from_pretrained's arguments for the dtype, quantization and placement `options` ask for on `device`."""
+    kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": options.trust_remote_code}
+    quant = _quantization_config(options.quantization, device)
+    if quant is not None:
+        kwargs["quantization_config"] = quant
+    if device.startswith("cuda"):
+        kwargs["device_map"] = options.device_map
+    elif options.device_map not in ("auto", "cpu"):
+        raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
+    return kwargs
 
 
 def resolve_dtype(name: str, device: str) -> torch.dtype:
@@ -62,7 +82,8 @@ def resolve_dtype(name: str, device: str) -> torch.dtype:
 @dataclass(frozen=True)
 class LoadOptions:
     """How to load one model. dtype/quantization/device_map as in the preset; allow_local / trust_remote_code /
-    max_model_bytes: the request's limits (core.requests.Limits)."""
+    max_model_bytes: the request's limits (core.requests.Limits); revision: the hub revision (branch, tag or commit
+    sha; None: main), ignored for other sources."""
 
     dtype: str = "auto"
     quantization: str = "none"
@@ -70,6 +91,7 @@ class LoadOptions:
     allow_local: bool = False
     trust_remote_code: bool = False
     max_model_bytes: int | None = None
+    revision: str | None = None
 
 
 @dataclass
@@ -84,12 +106,6 @@ class LoadedModel:
     n_params: int
     weight_bytes: int
     load_seconds: float
-
-
-def _hub_error(spec: str, exc: Exception) -> ArenaError:
-    # One message for every unknown id (sources.unknown_model); the cause goes to the log only.
-    log.info("could not load %r from the hub: %s", spec, type(exc).__name__)
-    return unknown_model(spec)
 
 
 def _quantization_config(kind: str, device: str):
@@ -157,7 +173,7 @@ class ModelCache:
         self._lock = threading.Lock()
         self._key_locks: dict[tuple, threading.Lock] = {}
         self._models: OrderedDict[tuple, LoadedModel] = OrderedDict()
-        self._tokenizers: dict[str, TokenizerPool] = {}
+        self._tokenizers: dict[tuple, TokenizerPool] = {}
         self.load_count = 0
 
     def _key_lock(self, key: tuple) -> threading.Lock:
@@ -175,17 +191,18 @@ class ModelCache:
             self._models.clear()
             self._tokenizers.clear()
 
-    def get_model(self, spec: str, options: LoadOptions = LoadOptions(), progress: Progress | None = None) -> LoadedModel:
-        """Return the cached model for `spec`, loading it once if needed."""
+    def get_model(self, spec: str, options: LoadOptions = LoadOptions(), progress: Progress | None = None,
+                  stop: threading.Event | None = None) -> LoadedModel:
+        """Return the cached model for `spec`, loading it once if needed; `stop` ends a download in progress."""
         source = resolve(spec, allow_local=options.allow_local)
-        key = ("model", source.spec, options.dtype, options.quantization, options.device_map)
+        key = ("model", source.spec, options.revision, options.dtype, options.quantization, options.device_map)
         with self._key_lock(key):
             with self._lock:
                 hit = self._models.get(key)
                 if hit is not None:
                     self._models.move_to_end(key)
                     return hit
-            entry = self._load_model(source, options, progress)
+            entry = self._load_model(source, options, progress, stop)
             with self._lock:
                 self._models[key] = entry
                 self.load_count += 1
@@ -193,52 +210,48 @@ class ModelCache:
             return entry
 
     def get_tokenizer(self, spec: str, allow_local: bool = False, progress: Progress | None = None,
-                      trust_remote_code: bool = False) -> Any:
+                      trust_remote_code: bool = False, revision: str | None = None) -> Any:
         """The cached tokenizer for `spec`, for reading attributes only (encode with a pooled copy)."""
-        return self.tokenizer_pool(spec, allow_local, progress, trust_remote_code).original
+        return self.tokenizer_pool(spec, allow_local, progress, trust_remote_code, revision).original
 
     def tokenizer_pool(self, spec: str, allow_local: bool = False, progress: Progress | None = None,
-                       trust_remote_code: bool = False) -> TokenizerPool:
-        """The :class:`TokenizerPool` for `spec`, loading the tokenizer once."""
+                       trust_remote_code: bool = False, revision: str | None = None) -> TokenizerPool:
+        """The :class:`TokenizerPool` for `spec` (at a hub `revision`), loading the tokenizer once."""
         source = resolve(spec, allow_local=allow_local)
-        key = ("tokenizer", source.spec)
+        key = ("tokenizer", source.spec, revision if source.kind == "hub" else None)
         with self._key_lock(key):
             with self._lock:
-                if source.spec in self._tokenizers:
-                    return self._tokenizers[source.spec]
+                if key in self._tokenizers:
+                    return self._tokenizers[key]
             from transformers import AutoTokenizer
 
+            plan = _file_read(source, revision)
             try:
                 tok = AutoTokenizer.from_pretrained(local_folder(source, progress), trust_remote_code=trust_remote_code,
-                                                    **_hub_kwargs(source))
+                                                    **plan.kwargs)
             except (OSError, ValueError) as exc:
                 if source.kind == "hub":
-                    raise _hub_error(spec, exc) from None
+                    raise hub_error(spec, plan.cause or exc, revision) from None
                 raise ArenaError(f"Could not load a tokenizer from '{spec}': {exc}") from None
             pool = TokenizerPool(tok)
             with self._lock:
-                self._tokenizers[source.spec] = pool
+                self._tokenizers[key] = pool
             return pool
 
-    def _load_model(self, source: Source, options: LoadOptions, progress: Progress | None) -> LoadedModel:
+    def _load_model(self, source: Source, options: LoadOptions, progress: Progress | None,
+                    stop: threading.Event | None = None) -> LoadedModel:
         from transformers import AutoModelForCausalLM
 
         device = default_device()
         dtype = resolve_dtype(options.dtype, device)
-        kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": options.trust_remote_code,
-                                  **_hub_kwargs(source)}
-        quant = _quantization_config(options.quantization, device)
-        if quant is not None:
-            kwargs["quantization_config"] = quant
-        if device.startswith("cuda"):
-            kwargs["device_map"] = options.device_map
-        elif options.device_map not in ("auto", "cpu"):
-            raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
-        if source.kind == "hub" and hub_reachable():
-            check_hub_size(source.path, options.max_model_bytes)  # before from_pretrained downloads anything
+        kwargs = _model_kwargs(options, device, dtype)
+        start = time.perf_counter()
+        plan = HubPlan({})
+        if source.kind == "hub":  # the size cap holds whenever a download can happen (docs/DESIGN.md §4.5)
+            plan = prepare_hub_load(source.path, options.revision, options.max_model_bytes, progress, stop)
+            kwargs.update(plan.kwargs, **({"revision": options.revision} if options.revision else {}))
         if progress:
             progress(f"Loading {source.spec}")
-        start = time.perf_counter()
         try:
             model = AutoModelForCausalLM.from_pretrained(local_folder(source, progress), **kwargs)
         except torch.cuda.OutOfMemoryError:
@@ -248,7 +261,7 @@ class ModelCache:
                              "or free memory by stopping other runs.") from None
         except (OSError, ValueError) as exc:
             if source.kind == "hub":
-                raise _hub_error(source.spec, exc) from None
+                raise hub_error(source.spec, plan.cause or exc, options.revision) from None
             raise ArenaError(f"Could not load a causal LM from '{source.spec}': {exc}") from None
         model.eval()
         n, nbytes = model_size(model)

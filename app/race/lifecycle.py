@@ -47,6 +47,7 @@ class RaceRun:
                  label: str = "race", ghosts: GhostCache | None = None):
         self.request, self.sequential = request, sequential
         self.stop_event = stop if stop is not None else threading.Event()
+        self._own_stop = stop is None
         self.cache, self.progress = cache or MODEL_CACHE, progress
         self.reap_seconds, self.label, self.ghosts = reap_seconds, label, ghosts
         self.setup: RaceSetup | None = None
@@ -56,7 +57,8 @@ class RaceRun:
         """Validate, load and encode (once)."""
         if self.setup is None:
             r = self.request
-            self.setup = prepare(r.preset, r.prompt, r.limits, cache=self.cache, progress=self.progress)
+            self.setup = prepare(r.preset, r.prompt, r.limits, cache=self.cache, progress=self.progress,
+                                 stop=self.stop_event)
         return self.setup
 
     def run(self) -> RaceResult:
@@ -83,8 +85,12 @@ class RaceRun:
         return self.race is None or self.race.join(timeout)
 
     def close(self, why: str) -> None:
-        """Every driver's ``finally``: a race that has not ended is stopped and its workers reaped."""
+        """Every driver's ``finally``: a race that has not ended is stopped and its workers reaped; before the race,
+        its own stop event is set, which ends a model download still running in a preparing thread (a caller's
+        event is the caller's to set: a benchmark goes on after one preset fails to load)."""
         race = self.race
+        if race is None and self._own_stop:
+            self.stop_event.set()
         if race is not None and not race.done:
             race.stop()
             reap(race, why, self.reap_seconds, self.label)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 import torch
@@ -64,11 +65,11 @@ def check_prompt(prompt: Any) -> str:
 
 
 def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MODEL_CACHE,
-            progress: Progress | None = None) -> RaceSetup:
+            progress: Progress | None = None, stop: threading.Event | None = None) -> RaceSetup:
     """Validate, load (cached) and encode everything for a race of `preset` on `prompt`.
 
     limits: the request's (:class:`~app.core.requests.RaceRequest` ``.limits``); required, so that no way in can
-    reach the loader without the server's caps and local-folder rule.
+    reach the loader without the server's caps and local-folder rule. stop: ends a model download in progress.
     """
     prompt = check_prompt(prompt)
     if preset.max_new_tokens > limits.max_new_tokens:
@@ -76,15 +77,17 @@ def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MOD
     method = get_method(preset.method)
     method.check_preset(preset)
     options = LoadOptions(preset.dtype, preset.quantization, preset.device_map, limits.allow_local, limits.trust_remote_code,
-                          limits.max_model_bytes)
-    target = cache.get_model(preset.target, options, progress)
+                          limits.max_model_bytes, preset.revision)
+    target = cache.get_model(preset.target, options, progress, stop)
     tokenizers = cache.tokenizer_pool(preset.tokenizer or preset.target, limits.allow_local, progress,
-                                      limits.trust_remote_code)
+                                      limits.trust_remote_code, None if preset.tokenizer else preset.revision)
     assistant = assistant_tokenizers = None
     if preset.assistant:
-        assistant = cache.get_model(preset.assistant, options, progress)
+        assistant = cache.get_model(preset.assistant, replace(options, revision=preset.assistant_revision), progress,
+                                    stop)
         assistant_tokenizers = cache.tokenizer_pool(preset.assistant_tokenizer or preset.assistant, limits.allow_local,
-                                                    progress, limits.trust_remote_code)
+                                                    progress, limits.trust_remote_code,
+                                                    None if preset.assistant_tokenizer else preset.assistant_revision)
     method.check_models(preset, target.model, assistant.model if assistant else None, tokenizers.original,
                         assistant_tokenizers.original if assistant_tokenizers else None)
     with tokenizers.borrow() as tok:

@@ -143,7 +143,8 @@ class RaceResult:
     """A finished (or stopped, or failed) race. errors: side -> one-line message; knobs: the method knobs it ran
     with; threads: torch CPU threads per side (None on a GPU); why: its explanation (app.race.why.Why); dtype: the
     target's weight dtype (for a trace's environment; not part of the JSON contract); baseline_kept_at: when the
-    baseline was recorded, for a fair race that raced a kept plain run (seconds since the epoch; None: run now)."""
+    baseline was recorded, for a fair race that raced a kept plain run (seconds since the epoch; None: run now);
+    baseline_check: the check of a kept run this race found, reused or not (app/race/trust.py ``KeptCheck``)."""
 
     preset: str
     method: str
@@ -161,6 +162,7 @@ class RaceResult:
     why: Any = None
     dtype: str | None = None
     baseline_kept_at: float | None = None
+    baseline_check: dict[str, Any] | None = None
 
     @property
     def speedup(self) -> float:
@@ -224,7 +226,18 @@ class RaceResult:
             out["stopped"] = True
         if self.baseline_kept_at is not None:
             out["baseline_kept_at"] = self.baseline_kept_at
+        if self.baseline_check is not None:
+            out["baseline_check"] = dict(self.baseline_check)
+        if not self.errors:
+            out["verdict"] = self.verdict.to_dict()
         return out
+
+    @property
+    def verdict(self) -> Any:
+        """What the speedup says: faster, slower, level or not a measurement (app/race/trust.py)."""
+        from .trust import verdict
+
+        return verdict(self)
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "result") -> "RaceResult":
@@ -320,7 +333,8 @@ class _Reader:
             stopped=bool(self.get(data, "stopped", (bool,), "", optional=True)),
             knobs=dict(self.get(data, "knobs", (dict,), "", optional=True) or {}),
             threads=self.get(data, "threads", (int,), "", optional=True), why=self.why(data),
-            baseline_kept_at=self.get(data, "baseline_kept_at", (int, float), "", optional=True))
+            baseline_kept_at=self.get(data, "baseline_kept_at", (int, float), "", optional=True),
+            baseline_check=self.get(data, "baseline_check", (dict,), "", optional=True))
 
     def why(self, data: Any) -> Any:
         """The explanation, read back (None when absent or from an older file)."""

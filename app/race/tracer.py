@@ -219,12 +219,13 @@ class Detokenizer:
         return ""
 
     def flush(self) -> str:
-        """Text still held back at the end (an incomplete character)."""
+        """Text still held back at the end, less a character the generation ended inside of (its bytes decode to
+        U+FFFD: the text shows nothing rather than the replacement character)."""
         before = self._decode(self.ids[self.prefix:self.read])
         after = self._decode(self.ids[self.prefix:])
         self.prefix = self.read = len(self.ids)
-        return after[len(before):]
+        return after[len(before):].rstrip("\ufffd")
 
     def text(self, ids: list[int]) -> str:
-        """Plain decode of `ids` with special tokens removed (for the final text)."""
-        return self.tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+        """Plain decode of `ids` with special tokens removed (for the final text), less a cut last character."""
+        return self.tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False).rstrip("\ufffd")

@@ -94,7 +94,10 @@ def _what_happened(result: Any, why: Why) -> str:
         return "No round drafted anything"
     text = f"Drafts were accepted {why.acceptance_rate:.0%} ({sum(r.accepted for r in a.rounds)} of {drafted})"
     title = METHODS[result.method].title.lower() if result.method in METHODS else result.method
-    if why.break_even_acceptance is not None and why.gamma:
+    if why.break_even_acceptance is not None and why.gamma and why.break_even_acceptance < 0.005:
+        text += (f"; here drafting with {title} costs next to nothing, so any accepted draft pays (the cost is "
+                 "verifying the drafts)")
+    elif why.break_even_acceptance is not None and why.gamma:
         text += (f"; here {title} pays off above {why.break_even_acceptance:.0%} at "
                  f"{why.gamma:.0f} draft{'s' if round(why.gamma) != 1 else ''} a round")
     elif why.cost_ratio is not None and why.verify_slope is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..race.result import RaceResult, Round
-from ..race.stats import speedup_verdict
 from .html import esc
 
 MODE_LABELS = {"sequential": ("measured sequentially", "warm-up, then one side after the other"),
@@ -39,8 +38,12 @@ def badge_html(result: RaceResult | None, lossless: bool = True) -> str:
 
 def speed_card(result: RaceResult | None, label: str, note: str, cls: str) -> str:
     """The speedup card; a speedup below 1 is a slowdown, in colour ('speed-loss') and words."""
-    verdict = speedup_verdict(result.speedup) if result else ""
-    note = f"slower than plain decoding \u00b7 {note}" if verdict == "loss" else note
+    verdict = result.verdict if result else None
+    kind = verdict.kind if verdict else ""
+    lead = {"loss": "slower than plain decoding", "even": "level: " + (verdict.reason if verdict else ""),
+            "unmeasured": verdict.reason if verdict else ""}.get(kind)
+    note = f"{lead} \u00b7 {note}" if lead else note
+    verdict = kind
     return card_html(f"{result.speedup:.2f}\u00d7" if result else "\u2013", label, note,
                      f"stat-speedup {cls} speed-{verdict}" if verdict else f"stat-speedup {cls}")
 

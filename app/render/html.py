@@ -9,3 +9,17 @@ def esc(text: object) -> str:
     """HTML-escape any value, quotes too (safe inside attributes); line breaks become ``&#10;`` (kept in tooltips,
     the same character in text)."""
     return html.escape("" if text is None else str(text), quote=True).replace("\n", "&#10;")
+
+
+#: The longest text a popup shows (characters, before escaping).
+POPUP_CHARS = 300
+
+
+def popup_text(text: object, limit: int = POPUP_CHARS) -> str:
+    """`text` as one line of at most `limit` characters, with ``&``, ``<`` and ``>`` escaped: gradio draws a popup's
+    text as (sanitised) HTML, and its sanitiser keeps some live markup (an SVG link), so nothing a visitor typed may
+    reach it as markup (docs/DESIGN.md §4.5). Quotes stay as they are: outside a tag they are only text."""
+    line = " ".join(("" if text is None else str(text)).split())
+    if len(line) > limit:
+        line = line[:limit - 1] + "\u2026"
+    return html.escape(line, quote=False)

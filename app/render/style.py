@@ -28,9 +28,9 @@ RACE_CSS = """
   border-top: 1px solid var(--border-color-primary); font-size: 0.82rem; color: var(--body-text-color-subdued); }
 .phase-pill { padding: 1px 9px; border-radius: 999px; font-weight: 600; font-size: 0.75rem;
   text-transform: uppercase; letter-spacing: 0.04em; background: rgba(138,148,166,.18); color: var(--body-text-color); }
-.phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #0072B2; }
-.phase-pill.phase-done { background: rgba(0,158,115,.15); color: #007a59; }
-.phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #b34f00; }
+.phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #005a8c; }
+.phase-pill.phase-done { background: rgba(0,158,115,.15); color: #006b4f; }
+.phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #a34700; }
 
 /* ---- tokens: colour + underline style, never colour alone ---- */
 .tok { border-radius: 3px; padding: 1px 0; -webkit-box-decoration-break: clone; box-decoration-break: clone; }
@@ -43,7 +43,7 @@ RACE_CSS = """
   border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); background: transparent;
   white-space: nowrap; }
 .tok-diverge { outline: 2px solid #D55E00; outline-offset: 1px; }
-del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickness: 2px; opacity: .85;
+del.rej { color: #a34700; text-decoration: line-through; text-decoration-thickness: 2px;
   font-size: 0.88em; margin: 0 2px; padding: 0 2px; border-radius: 3px; background: rgba(213,94,0,.07); }
 .pane .tok[title] { cursor: help; }
 .tok-legend { display: flex; flex-wrap: wrap; gap: 6px 22px; align-items: center; font-size: 0.88rem; padding: 6px 2px; }
@@ -67,7 +67,9 @@ del.rej { color: #D55E00; text-decoration: line-through; text-decoration-thickne
 .stat-note { color: var(--body-text-color-subdued); font-size: 0.78rem; margin-top: 2px; }
 .stat.speed-win .stat-value { color: #007a59; }
 .stat.speed-loss { border-color: #D55E00; background: rgba(213,94,0,.07); }
-.stat.speed-loss .stat-value { color: #b34f00; }
+.stat.speed-loss .stat-value { color: #a34700; }
+.stat.speed-unmeasured { border-color: #E69F00; border-style: dashed; }
+.stat.speed-unmeasured .stat-value { text-decoration: line-through; }
 
 /* ---- round chart ---- */
 .chart { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
@@ -98,10 +100,11 @@ DARK_RULES = """
 .pane-assisted .rate-value, .stat-speedup .stat-value, .phase-pill.phase-running, .phase-pill.phase-replay { color: #56B4E9; }
 .badge-identical, .phase-pill.phase-done, .stat.speed-win .stat-value { color: #5fd3a9; }
 .badge-diverged { color: #f0c05a; }
-.badge-unexpected, .stat.speed-loss .stat-value { color: #ff9a57; }
+.badge-unexpected, .stat.speed-loss .stat-value, del.rej { color: #ff9a57; }
 .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
 .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
 .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
+.tok-special { color: var(--body-text-color); }
 """
 
 
@@ -110,8 +113,8 @@ def dark_css(rules: str, scope: str) -> str:
     scope "media" wraps them in ``@media (prefers-color-scheme: dark)`` (a standalone page)."""
     if scope == "media":
         return f"@media (prefers-color-scheme: dark) {{{rules}}}\n"
-    out = []
+    out = []  # one rule per selector: gradio scopes only the first selector of a list under its ".dark"
     for line in rules.strip().splitlines():
         selectors, body = line.split("{", 1)
-        out.append(", ".join(f"{scope} {s.strip()}" for s in selectors.split(",")) + " {" + body)
+        out.extend(f"{scope} {s.strip()} {{{body}" for s in selectors.split(","))
     return "\n".join(out) + "\n"

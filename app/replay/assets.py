@@ -6,10 +6,12 @@ from ..render.style import DARK_RULES, RACE_CSS, dark_css
 CSS = """
 :root { --body-background-fill: #f6f7f9; --block-background-fill: #ffffff; --background-fill-secondary: #f1f3f6;
   --border-color-primary: #dfe3ea; --body-text-color: #1d2433; --body-text-color-subdued: #5b6577; --accent: #0072B2;
+  --accent-text: #005a8c; --on-accent: #ffffff;
   --font-mono: ui-monospace, Menlo, Consolas, monospace; color-scheme: light dark; }
 @media (prefers-color-scheme: dark) {
   :root { --body-background-fill: #0f1115; --block-background-fill: #171a21; --background-fill-secondary: #1e222b;
-    --border-color-primary: #2c323d; --body-text-color: #e6e9ef; --body-text-color-subdued: #9aa4b5; --accent: #56B4E9; }
+    --border-color-primary: #2c323d; --body-text-color: #e6e9ef; --body-text-color-subdued: #9aa4b5; --accent: #56B4E9;
+    --accent-text: #56B4E9; --on-accent: #0f1115; }
 }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
@@ -28,10 +30,11 @@ body { margin: 0; background: var(--body-background-fill); color: var(--body-tex
 .controls button, .speeds button { font: inherit; font-size: 0.9rem; font-weight: 700; min-height: 40px; padding: 6px 14px;
   border-radius: 8px; border: 1px solid var(--border-color-primary); background: var(--block-background-fill);
   color: var(--body-text-color); cursor: pointer; }
-.controls #play { background: var(--accent); color: #fff; border-color: var(--accent); min-width: 110px; }
+.controls #play { background: var(--accent); color: var(--on-accent); border-color: var(--accent); min-width: 110px; }
 .speeds { display: inline-flex; flex-wrap: wrap; gap: 4px; }
 .speeds button { min-width: 48px; padding: 6px 8px; font-weight: 600; }
-.speeds button[aria-pressed=true] { background: rgba(0,114,178,.15); border-color: var(--accent); color: var(--accent); }
+.speeds button[aria-pressed=true] { background: rgba(0,114,178,.15); border-color: var(--accent);
+  color: var(--accent-text); }
 .clock { font-variant-numeric: tabular-nums; color: var(--body-text-color-subdued); font-size: 0.9rem; }
 .panes { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 14px; }
 .pane-head { gap: 10px; padding: 10px 14px 8px; }

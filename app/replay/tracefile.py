@@ -145,6 +145,34 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def json_kind(value: Any) -> str:
+    """The JSON name of `value`'s type as a person who wrote the file would say it ("a list", "null")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return {int: "a number", float: "a number", str: "text", list: "a list", dict: "an object"}.get(type(value), "a value")
+
+
+def shown(value: Any, most: int = 40) -> str:
+    """`value` as it reads in the file (JSON), cut to `most` characters."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= most else text[:most - 1] + "\u2026"
+
+
+def not_a_trace(data: dict) -> str:
+    """What is wrong with a JSON object whose "format" is not a trace's, in words (docs/DESIGN.md §4.3)."""
+    save = "save a race with --save-trace or the Race tab's trace download"
+    found = data.get("format")
+    if "format" not in data:
+        if isinstance(data.get("baseline"), dict) and isinstance(data.get("assisted"), dict):
+            return f"it is a race's result without the trace around it (no \"format\" field); {save}"
+        return f"it has no \"format\" field, which every trace file has; {save}"
+    if isinstance(found, str):
+        return f"its \"format\" field says \u201c{found[:80]}\u201d, where a trace's says \u201c{FORMAT}\u201d"
+    return f"its \"format\" field is {shown(found)}, where a trace's is the text \u201c{FORMAT}\u201d"
+
+
 class _TraceReader:
     """Checks the envelope, then the result (RaceResult.from_dict), then what a replay needs beyond the contract."""
 
@@ -160,19 +188,17 @@ class _TraceReader:
             raise self.fail(f"{name} is missing")
         value = data[key]
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise self.fail(f"{name} has the wrong type ({type(value).__name__})")
+            raise self.fail(f"{name} has the wrong type ({json_kind(value)})")
         return value
 
     def envelope(self, data: Any) -> None:
         if not isinstance(data, dict):
-            raise self.fail(f"is not a trace (a JSON object is expected, found a {type(data).__name__})")
+            raise self.fail(f"is not a trace (a JSON object is expected, found {json_kind(data)})")
         if data.get("format") != FORMAT:
-            found = data.get("format")
-            raise self.fail(f"is not an assisted-decoding-arena trace (format {found!r}; "
-                            f"expected {FORMAT!r}; a plain `race --json` result is not a trace, use --save-trace)")
+            raise self.fail(f"is not an assisted-decoding-arena trace: {not_a_trace(data)}")
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise self.fail(f"version must be a whole number from 1; got {version!r}")
+            raise self.fail(f"version must be a whole number from 1; got {shown(version)}")
         if version > VERSION:
             raise self.fail(f"was written by a newer version of the app (trace version {version}; this one reads "
                             f"version {VERSION}): update the app to replay it")
@@ -182,7 +208,7 @@ class _TraceReader:
         try:
             datetime.fromisoformat(recorded)
         except ValueError:
-            raise self.fail(f"recorded_at is not an ISO 8601 date: {recorded[:40]!r}") from None
+            raise self.fail(f"recorded_at is not an ISO 8601 date: {shown(recorded)}") from None
         return recorded
 
     def times(self, side: dict, name: str, count: int) -> list[float]:
@@ -219,8 +245,8 @@ class _TraceReader:
         raw = self.field(data, "result", (dict,))
         try:
             result = RaceResult.from_dict(raw, f"{self.where}: result")
-        except (TypeError, ValueError, AttributeError) as exc:  # from_dict checks types; this is a last guard
-            raise self.fail(f"result is malformed ({type(exc).__name__})") from None
+        except (TypeError, ValueError, AttributeError):  # from_dict checks types; this is a last guard
+            raise self.fail("result is malformed: a field has the wrong shape") from None
         texts = self.extras(raw, result)
         why = raw.get("why")
         verdict = why.get("verdict") if isinstance(why, dict) and isinstance(why.get("verdict"), str) else None

@@ -3,7 +3,9 @@ surrogates and converted before an event function sees it, and a refusal is one 
 
 from __future__ import annotations
 
+import copy
 import functools
+import html
 import inspect
 import logging
 import re
@@ -13,9 +15,12 @@ import gradio as gr
 
 from ..core.errors import ArenaError
 from .html import unexpected_error_text
+from . import popups
 
 log = logging.getLogger("app.ui")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: How much of gradio's refusal (which may echo the refused value) a popup keeps (characters).
+POPUP_ECHO_CHARS = 120
 
 
 def clean(value: Any) -> Any:
@@ -37,7 +42,7 @@ def _wrap(fn: Any) -> Any:
             try:
                 return (yield from fn(*clean(args), **clean(kwargs)))
             except ArenaError as exc:
-                raise gr.Error(str(exc), print_exception=False) from None
+                raise popups.error(exc) from None
         return stream
 
     @functools.wraps(fn)
@@ -45,7 +50,7 @@ def _wrap(fn: Any) -> Any:
         try:
             return fn(*clean(args), **clean(kwargs))
         except ArenaError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
+            raise popups.error(exc) from None
     return call
 
 
@@ -53,17 +58,19 @@ def failure_text(error: BaseException, what: str = "run") -> str:
     """The one line a user sees for a failed run: an ArenaError's own (also shown as a warning), else a bug's (its
     traceback goes to the server log as "`what` failed")."""
     if isinstance(error, ArenaError):
-        gr.Warning(str(error))
+        popups.warning(error)
         return str(error)
     log.error("%s failed", what, exc_info=error)
     return unexpected_error_text(error)
 
 
 def _one_line(component: Any, error: BaseException) -> str:
+    """The unescaped line for a value `component` cannot take; gradio's own message may echo the value, which
+    :mod:`popups` cuts short and escapes (a message of ours arrives escaped once already: unescaped here first)."""
     label = getattr(component, "label", None) or getattr(component, "elem_id", None) or type(component).__name__
     message = error.message if isinstance(error, gr.Error) else f"this {type(component).__name__.lower()} cannot take that value"
-    text = " ".join(clean(str(message)).split())
-    return f"{clean(str(label))}: {text[:300]}"
+    text = " ".join(clean(html.unescape(str(message))).split())
+    return f"{clean(str(label))}: {text[:POPUP_ECHO_CHARS]}"
 
 
 def guard_preprocessing(blocks: gr.Blocks) -> int:
@@ -76,7 +83,7 @@ def guard_preprocessing(blocks: gr.Blocks) -> int:
             try:
                 return convert(payload)
             except Exception as exc:  # gradio's own checks (a choice, a bound, a type) or its conversion failing
-                raise gr.Error(_one_line(component, exc), print_exception=False) from None
+                raise popups.error(_one_line(component, exc)) from None
 
         component.preprocess = checked  # gradio calls block.preprocess(...) on the instance
     return len(inputs)
@@ -89,3 +96,43 @@ def clean_inputs(blocks: gr.Blocks) -> int:
     for block_fn in sync:
         block_fn.fn = _wrap(block_fn.fn)
     return len(sync)
+
+
+def forget_refused_inputs(blocks: gr.Blocks) -> None:
+    """Keep a refused event's inputs out of the visitor's session: gradio stores each input value in the session
+    before converting it, and ``/gradio_api/deep_link`` hands that session to whoever opens the link, whose page-load
+    event then replays it (docs/DESIGN.md §4.5). So when an event (or its join-time validator) fails, the values it
+    stored are put back as they were, and a deep link only ever carries values that passed the same checks as a
+    fresh event."""
+    process = blocks.process_api
+
+    async def checked(block_fn: Any, inputs: list, state: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("iterator") is not None:  # a streaming event's next frame: no input is converted or stored
+            return await process(block_fn, inputs, state, *args, **kwargs)
+        fn = blocks.fns[block_fn] if isinstance(block_fn, int) else block_fn
+        saved = _stored_inputs(fn, state)
+        try:
+            return await process(block_fn, inputs, state, *args, **kwargs)
+        except BaseException:
+            _restore_inputs(state, saved)
+            raise
+
+    blocks.process_api = checked  # gradio calls blocks.process_api(...) on the instance (queue, validator, MCP)
+
+
+def _stored_inputs(fn: Any, state: Any) -> dict[int, Any]:
+    """{component id: its stored config (a copy), or None when the session holds none} for `fn`'s value inputs."""
+    values = getattr(state, "config_values", None)
+    if values is None:
+        return {}
+    ids = [c._id for c in fn.inputs if not getattr(c, "stateful", False)]
+    return {i: copy.deepcopy(values[i]) if i in values else None for i in ids}
+
+
+def _restore_inputs(state: Any, saved: dict[int, Any]) -> None:
+    values = getattr(state, "config_values", None)
+    for key, config in saved.items():
+        if config is None:
+            values.pop(key, None)
+        else:
+            values[key] = config

@@ -75,6 +75,8 @@ class UIConfig:
     max_model_gb: float | None = None
     queue_size: int = 16
     endpoints: tuple[EngineTarget, ...] = ()
+    forwarded_allow_ips: str | None = None
+    mcp: bool | None = None
 
     @property
     def is_public(self) -> bool:
@@ -110,11 +112,36 @@ class UIConfig:
                       allow_local=self.allow_local_models, trust_remote_code=self.trust_remote_code,
                       work_tokens=work, max_model_bytes=max_model)
 
+    @property
+    def trusted_proxies(self) -> str:
+        """The proxies whose ``X-Forwarded-For`` names the visitor (uvicorn's FORWARDED_ALLOW_IPS syntax: addresses and
+        networks, comma-separated; "" trusts none): the flag, else $FORWARDED_ALLOW_IPS, else the Space's own proxy hop
+        on a Space, gradio's local tunnel client with --share, and none otherwise (docs/DESIGN.md §4.5)."""
+        if self.forwarded_allow_ips is not None:
+            return self.forwarded_allow_ips
+        if "FORWARDED_ALLOW_IPS" in os.environ:
+            return os.environ["FORWARDED_ALLOW_IPS"]
+        if os.environ.get("SPACE_ID") or os.environ.get("SYSTEM") == "spaces":
+            return SPACE_PROXIES
+        return LOOPBACK if self.share else ""
+
+    @property
+    def mcp_server(self) -> bool:
+        """Whether the page also serves its named API as MCP tools: the flag, else $GRADIO_MCP_SERVER (gradio's own
+        switch, which a Space operator sets as a variable)."""
+        if self.mcp is not None:
+            return self.mcp
+        return os.environ.get("GRADIO_MCP_SERVER", "").lower() in ("1", "true", "yes")
+
     def generation_concurrency(self) -> int:
         """How many races may run at once: the flag, else 1 on CPU and 2 on GPU."""
         return self.concurrency_limit if self.concurrency_limit is not None else 2 if has_gpu() else 1
 
 
+#: A Space is reached only through its own proxy, from the platform's private network; it appends the visitor.
+SPACE_PROXIES = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7"
+#: gradio's --share tunnel reaches the page from a client on this machine.
+LOOPBACK = "127.0.0.1,::1"
 #: A public page's longest benchmark run (minutes).
 PUBLIC_BENCH_MINUTES = 3.0
 #: The smallest --max-new-tokens-cap: a fair measurement warms up with 8 tokens a side, and the sliders need room.
@@ -179,6 +206,14 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="NAME=URL[,plain=URL2]",
                         help="offer a running serving engine as a race target under NAME (repeatable); URL drafts, "
                              "URL2 serves the same model without speculation")
+    parser.add_argument("--mcp", action=argparse.BooleanOptionalAction, default=None,
+                        help="also serve race, measure and plan as MCP tools at /gradio_api/mcp/ (the same limits, "
+                             "budgets and queue as the page; default: $GRADIO_MCP_SERVER, off)")
+    parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
+                        help="proxies (addresses or networks, comma-separated) trusted to name the visitor in "
+                             "X-Forwarded-For, as uvicorn's option of that name; a visitor's address decides its one "
+                             "job at a time (default: $FORWARDED_ALLOW_IPS, else the Space's proxy on a Space, this "
+                             "machine with --share, else none: the connection's own address)")
     return parser
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from .bench.tab import BenchTab
 from .config import UIConfig
@@ -13,7 +15,8 @@ from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import CSS, PAGE_CSS, make_theme
-from .boundary import clean_inputs, guard_preprocessing
+from .uploads import MULTIPART_OVERHEAD, UploadCap
+from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
 from ..deploy.spec import MAX_PLAN_BYTES
@@ -32,13 +35,19 @@ def header_html(device: str) -> str:
     where = "GPU" if device.startswith("cuda") else "CPU only"
     return ('<div class="hdr"><h1>Assisted-decoding arena</h1>'
             f'<span class="hdr-chip">transformers generate() \u00b7 {where}</span></div>'
-            '<p>Plain decoding (left) races assisted decoding (right) on the same prompt. Every assisted token shows '
-            'what happened to it: drafted and accepted, resampled by the target, or a bonus token.</p>')
+            '<p>Plain decoding (the Baseline pane) races assisted decoding (the Assisted pane) on the same prompt. '
+            'Every assisted token shows what happened to it: drafted and accepted, resampled by the target, or a '
+            'bonus token.</p>')
 
 
 def launch_kwargs() -> dict:
     """Theme and CSS for ``demo.launch(**launch_kwargs())`` (gradio 6 takes them at launch)."""
     return {"theme": make_theme(), "css": CSS, "head": f"<style>{PAGE_CSS}</style>", "footer_links": ["api", "gradio"]}
+
+
+def upload_cap() -> dict:
+    """FastAPI arguments that cap one upload request's whole body (gradio's ``max_file_size`` caps each file)."""
+    return {"middleware": [Middleware(UploadCap, limit=MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD)]}
 
 
 @dataclass
@@ -54,11 +63,16 @@ class App:
 
     def launch(self, **kwargs):
         """Queue and serve (docs/DESIGN.md §4.5); extra keyword arguments go to ``Blocks.launch``."""
+        # uvicorn (started by gradio with its own defaults) reads the trusted proxies from the environment when it
+        # starts, and replaces a trusted proxy's address by the visitor's: the one place that decides an address.
+        os.environ["FORWARDED_ALLOW_IPS"] = self.config.trusted_proxies
         self.demo.queue(default_concurrency_limit=self.config.generation_concurrency(), max_size=self.config.queue_size)
         if self.config.is_public:
             guard_generation(self.demo)
         return self.demo.launch(server_name=self.config.host, server_port=self.config.port, share=self.config.share,
-                                show_error=False, max_file_size=MAX_UPLOAD_BYTES, **launch_kwargs(), **kwargs)
+                                show_error=False, max_file_size=MAX_UPLOAD_BYTES, app_kwargs=upload_cap(),
+                                mcp_server=self.config.mcp_server,
+                                **launch_kwargs(), **kwargs)
 
 
 def build_app(config: UIConfig) -> App:
@@ -80,4 +94,5 @@ def build_app(config: UIConfig) -> App:
         race.on_load(demo)
     clean_inputs(demo)
     guard_preprocessing(demo)
+    forget_refused_inputs(demo)
     return App(config, demo, race, planner, bench, replay)

@@ -9,7 +9,8 @@ from ..render.style import DARK_RULES, RACE_CSS, dark_css
 
 
 def make_theme() -> gr.themes.Base:
-    """A quiet theme with system fonts."""
+    """A quiet theme with system fonts; every text at least 4.5:1 against its background in light and dark
+    (WCAG AA: the Soft theme's greys and blue labels are 2.4-3.7:1)."""
     return gr.themes.Soft(
         primary_hue=gr.themes.colors.blue,
         neutral_hue=gr.themes.colors.slate,
@@ -22,7 +23,19 @@ def make_theme() -> gr.themes.Base:
         block_radius="12px",
         button_primary_background_fill="#0072B2",
         button_primary_background_fill_hover="#005b8f",
+        button_primary_background_fill_dark="#0072B2",
+        button_primary_background_fill_hover_dark="#005b8f",
         button_primary_text_color="white",
+        body_text_color_subdued="*neutral_600",
+        input_placeholder_color="*neutral_500",
+        input_placeholder_color_dark="*neutral_400",
+        block_label_text_color="*primary_700",
+        block_title_text_color="*primary_700",
+        checkbox_label_background_fill_selected="*primary_600",
+        link_text_color_dark="*secondary_300",
+        link_text_color_active_dark="*secondary_300",
+        link_text_color_hover_dark="*secondary_200",
+        link_text_color_visited_dark="*secondary_300",
     )
 
 
@@ -34,6 +47,7 @@ PAGE_DARK_RULES = """
 .where-hub { color: #8fd0f5; }
 .pill-lossy, .status-error, .status-loss, .speed-loss, .plan-table td.neg, .plan-grid td.cell-slow { color: #ff9a57; }
 .bench-table .bench-loss, .bench-table td.bench-loss b { color: #ff9a57; }
+#tabs > .tab-wrapper button[role=tab][aria-selected=true] { color: #7ab8ff; }
 """
 
 CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dark") + """
@@ -88,7 +102,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
   letter-spacing: 0.03em; }
 .where-offline { background: rgba(0,158,115,.15); color: #00704f; }
 .where-hub { background: rgba(86,180,233,.2); color: #1f5f85; }
-.pill-lossless { background: rgba(0,114,178,.12); color: #0072B2; }
+.pill-lossless { background: rgba(0,114,178,.12); color: #005a8c; }
 .pill-lossy { background: rgba(213,94,0,.12); color: #a34700; }
 .hw { font-size: 0.85rem; }
 .hw-device { margin-bottom: 6px; }
@@ -106,6 +120,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 
 /* ---- planner tab ---- */
 #tabs > .tab-wrapper button[role=tab] { font-weight: 700; font-size: 0.98rem; }
+#tabs > .tab-wrapper button[role=tab][aria-selected=true] { color: #1d4ed8; }  /* gradio's accent is 3.4:1 */
 .plan-intro { font-size: 0.9rem; padding: 2px 2px 4px; color: var(--body-text-color); }
 .plan-box-title { font-weight: 700; font-size: 0.9rem; padding: 8px 12px; background: var(--background-fill-secondary); }
 #plan-compute-btn, #plan-measure-btn, #plan-stop-btn, #bench-run-btn, #bench-stop-btn { min-height: 42px;
@@ -114,6 +129,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 #plan-figs, #plan-money, #bench-plots-2 { gap: 12px; align-items: stretch; }
 #plan-figs > div, #plan-money > div, #bench-plots-2 > div { flex: 1 1 0; min-width: 0; }
 #plan-plot { flex: 1.35 1 0 !important; }
+#plan-table { flex: 0 1 auto !important; }  /* the grid at its own width; the plot takes the rest */
 .plan-scroll { overflow-x: auto; }
 .plan-card { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px; height: 100%;
   background: var(--block-background-fill); box-sizing: border-box; }
@@ -138,6 +154,8 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 .plan-verdict { margin-top: 10px; padding: 8px 12px; border-radius: 8px; font-size: 0.9rem; }
 .plan-verdict-yes, .fit-yes { background: rgba(0,158,115,.1); border-left: 4px solid #009E73; }
 .plan-verdict-no, .fit-no { background: rgba(213,94,0,.1); border-left: 4px solid #D55E00; }
+.plan-verdict-close { background: rgba(230,159,0,.1); border-left: 4px dashed #E69F00; }
+.plan-prediction, .plan-projection { font-size: .9em; margin-top: 4px; }
 .plan-hw { margin-top: 6px; font-size: 0.84rem; color: var(--body-text-color-subdued); }
 .plan-svg svg { width: 100%; height: auto; display: block; }
 .plan-keys { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.78rem; margin-top: 4px; }
@@ -189,16 +207,22 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 .why-fig { flex: 1 1 260px; min-width: 0; }
 .why-fig-title { font-weight: 700; font-size: 0.85rem; margin-bottom: 6px; }
 .why-note, .why-empty { font-size: 0.78rem; color: var(--body-text-color-subdued); }
-.why-bars { position: relative; display: flex; align-items: flex-end; gap: 3px; height: 96px; padding-bottom: 14px;
-  border-bottom: 1px solid var(--border-color-primary); }
+.why-plot { display: flex; gap: 6px; }
+.why-axis { position: relative; flex: 0 0 30px; height: 96px; font-size: 10px; color: var(--body-text-color-subdued); }
+.why-axis span { position: absolute; right: 0; transform: translateY(50%); line-height: 1; }
+.why-bars { position: relative; flex: 1 1 auto; display: flex; align-items: flex-end; gap: 3px; height: 96px;
+  border-bottom: 1px solid var(--border-color-primary); border-left: 1px solid var(--border-color-primary);
+  background: linear-gradient(var(--border-color-primary) 1px, transparent 1px) 0 0 / 100% 50%; }
 .why-bar { position: relative; flex: 1 1 0; height: 100%; display: flex; align-items: flex-end; min-width: 6px; }
 .why-bar span { display: block; width: 100%; border-radius: 3px 3px 0 0; background: #0072B2; }
 .why-bar.why-bar-low span { background: #E69F00; }
-.why-bar i { position: absolute; bottom: -14px; width: 100%; text-align: center; font-size: 9px; font-style: normal;
+.why-xs { display: flex; gap: 3px; margin: 2px 0 4px 37px; }
+.why-xs i { flex: 1 1 0; min-width: 6px; text-align: center; font-size: 10px; font-style: normal;
   color: var(--body-text-color-subdued); }
-.why-line { position: absolute; left: 0; right: 0; border-top: 2px dashed #D55E00; margin-bottom: 14px; }
-.why-line b { position: absolute; right: 0; top: -16px; font-size: 10px; color: #b34f00; font-weight: 600;
-  background: var(--block-background-fill); padding: 0 3px; }
+.why-line { position: absolute; left: 0; right: 0; border-top: 2px dashed #D55E00; }
+.why-key-line { display: inline-block; width: 18px; margin-right: 6px; vertical-align: middle;
+  border-top: 2px dashed #D55E00; }
+.why-copy { margin-top: 8px; font-size: 0.82rem; line-height: 1.45; }
 .why-stack { display: flex; height: 18px; border-radius: 6px; overflow: hidden; background: var(--border-color-primary); }
 .why-seg-draft { background: #CC79A7; }
 .why-seg-verify { background: #0072B2; }
@@ -210,11 +234,34 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 .why-num b { display: block; font-size: 1.05rem; font-variant-numeric: tabular-nums; }
 .why-num span { font-size: 0.72rem; color: var(--body-text-color-subdued); }
 
+/* ---- wide tables and plots scroll inside their card, visibly: a shade at each edge that has more to show ---- */
+.plan-scroll, .chart-scroll, .plan-svg { overflow-x: auto;
+  background: linear-gradient(to right, var(--block-background-fill) 30%, transparent) left / 32px 100% no-repeat local,
+    linear-gradient(to left, var(--block-background-fill) 30%, transparent) right / 32px 100% no-repeat local,
+    linear-gradient(to right, rgba(15,23,42,.28), transparent) left / 14px 100% no-repeat scroll,
+    linear-gradient(to left, rgba(15,23,42,.28), transparent) right / 14px 100% no-repeat scroll; }
+.plan-scroll::-webkit-scrollbar, .chart-scroll::-webkit-scrollbar, .plan-svg::-webkit-scrollbar,
+  .bench-svg::-webkit-scrollbar { height: 8px; }
+.plan-scroll::-webkit-scrollbar-thumb, .chart-scroll::-webkit-scrollbar-thumb, .plan-svg::-webkit-scrollbar-thumb,
+  .bench-svg::-webkit-scrollbar-thumb { background: #8a94a6; border-radius: 4px; }
+.plan-table th, .plan-table td, .plan-table tr, .plan-table thead { background: transparent; }
+#plan-outputs > *, #bench-outputs > *, #main-row > .column > * { min-width: 0; max-width: 100%; }
+/* a dropdown's arrow sits over the end of its input: keep the text clear of it */
+.secondary-wrap input[role=combobox] { padding-right: 22px !important; text-overflow: ellipsis; }
+
 /* ---- phones (about 390 px): one column, nothing wider than the screen ---- */
 @media (max-width: 640px) {
-  #race-row, #main-row, #legend-row, #plan-row, #plan-figs, #plan-money { flex-direction: column !important;
-    flex-wrap: wrap !important; }
-  #race-row > div, #main-row > div, #plan-row > div { width: 100% !important; min-width: 0 !important; }
+  #race-row, #main-row, #legend-row, #plan-row, #plan-figs, #plan-money, #bench-row, #bench-plots-2 {
+    flex-direction: column !important; flex-wrap: wrap !important; }
+  #race-row > div, #main-row > div, #plan-row > div, #bench-row > div, #bench-plots-2 > div { width: 100% !important;
+    min-width: 0 !important; }
+  /* plots keep a legible size (their text at 10-12 px) and scroll sideways inside their card */
+  #bench-outputs .bench-svg svg { max-width: none; }
+  .plan-svg { overflow-x: auto; }
+  .plan-svg svg { width: 480px; max-width: none; }
+  /* the leaderboard's and the grid's first column stays while the rest scrolls */
+  .bench-table tbody th, .bench-table thead th:first-child, .plan-grid tbody th, .plan-grid thead th:first-child {
+    position: sticky; left: 0; z-index: 1; background: var(--block-background-fill); }
   .pane { min-height: 180px; }
   .pane-head { flex-wrap: wrap; }
   .pane-subtitle { white-space: normal; }
@@ -225,7 +272,7 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
   .hw-grid > span:nth-child(6n+4), .hw-grid > span:nth-child(6n+5), .hw-grid > span:nth-child(6n) { display: none; }
   .chart-svg { max-width: 100%; height: auto; }
   #legend-row > #show-rejected { align-self: flex-start; }
-  #race-buttons > #race-mode { order: -1; flex: 1 1 100% !important; width: 100% !important; }
+  #race-buttons > #race-mode { order: 1; flex: 1 1 100% !important; width: 100% !important; }
   .plan-card, .plan-headline, .why, .stats, .chart { overflow-x: auto; max-width: 100%; box-sizing: border-box; }
   #plan-row .row > * { flex: 1 1 100% !important; min-width: 0 !important; }
   /* the alpha x c table scrolls inside its card (the card and block paddings take about 76 px) */
@@ -281,12 +328,15 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 PAGE_CSS = """
 @media (max-width: 640px) {
   /* gradio's 32 px side padding and a one-line bar of four tabs made every tab 462 px wide at 390 px */
-  .gradio-container { padding: 0 !important; }
+  .gradio-container { padding: 0 !important; width: 100% !important; }
   .gradio-container .main { padding: 8px 4px !important; }
   .gradio-container .tab-wrapper, .gradio-container .tab-container { height: auto !important; }
   .gradio-container .tab-container { flex-wrap: wrap !important; }
   .gradio-container .tab-container > button { padding-left: 10px !important; padding-right: 10px !important; }
   .gradio-container .row { flex-wrap: wrap !important; }
   .gradio-container button, .gradio-container .form, .gradio-container .block { min-width: 0 !important; }
+  /* flex items default to their content's width: a wide table or plot would widen every box up to the page */
+  .gradio-container, .gradio-container .main, .gradio-container .wrap, .gradio-container .contain,
+  .gradio-container .tabs, .gradio-container .row, .gradio-container .column { min-width: 0 !important; }
 }
 """

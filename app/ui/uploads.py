@@ -10,6 +10,8 @@ import gradio as gr
 from gradio.data_classes import FileData
 from pydantic import model_validator
 
+from . import popups
+
 NOT_A_FILE = "That upload is not a file: choose a file from your computer to upload."
 #: The original name a malformed payload is marked with (no real upload can carry a NUL character in its name).
 MALFORMED = "\x00malformed upload"
@@ -36,7 +38,7 @@ def upload_box(*args: Any, **kwargs: Any) -> gr.File:
 
     def checked(payload: Any) -> Any:
         if isinstance(payload, FileData) and payload.orig_name == MALFORMED:
-            raise gr.Error(NOT_A_FILE, print_exception=False)
+            raise popups.error(NOT_A_FILE)
         return preprocess(payload)
 
     box.preprocess = checked  # gradio calls block.preprocess(...) on the instance
@@ -49,3 +51,55 @@ def whole_index(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) > 2 ** 31:
         return None
     return int(value) if value == int(value) else None
+
+
+#: Room in an upload request's body beyond its files' bytes: multipart boundaries and part headers.
+MULTIPART_OVERHEAD = 64 * 1024
+TOO_LARGE = "That upload is too large: one request may carry {} MB of files in all."
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class UploadCap:
+    """ASGI middleware: an upload request (``POST .../upload``) whose body is over `limit` bytes is refused with 413,
+    from its Content-Length or while it streams, whatever the number of files in it; gradio's ``max_file_size`` only
+    caps each file (docs/DESIGN.md §4.5)."""
+
+    def __init__(self, app: Any, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or \
+                not str(scope.get("path", "")).rstrip("/").endswith("/upload"):
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if length and (not length.isdigit() or int(length) > self.limit):
+            return await self._refuse(send)
+        seen, started = 0, False
+
+        async def counted() -> dict:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b"")) if message.get("type") == "http.request" else 0
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        async def sending(message: dict) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, sending)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Any) -> None:
+        body = TOO_LARGE.format(round((self.limit - MULTIPART_OVERHEAD) / 1e6, 1)).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})

@@ -1,16 +1,17 @@
 """One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5). The gradio
 ``validator`` (run by ``Queue.push``) reads gradio's own queue, so a job that ends in any way leaves nothing to
-release; a visitor's address is the rightmost public one in ``X-Forwarded-For`` (a client can only prepend entries)."""
+release; a visitor is the connection's address, or the one a trusted proxy names (:func:`visitor_key`)."""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import threading
 import time
 from typing import Any
 
 import gradio as gr
+
+from . import popups
 
 log = logging.getLogger("app.ui")
 
@@ -21,24 +22,12 @@ BUSY = ("You already have a run queued or running on this server: wait for it to
         "starting another.")
 
 
-def _public(address: str) -> bool:
-    try:
-        ip = ipaddress.ip_address(address.strip())
-    except ValueError:
-        return False
-    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_unspecified)
-
-
 def visitor_key(request: Any) -> str:
-    """The visitor's address for a ``gr.Request`` or a starlette request (one office behind a proxy is one visitor)."""
-    headers = getattr(request, "headers", None) or {}
-    forwarded = [part.strip() for part in str(headers.get("x-forwarded-for", "") or "").split(",") if part.strip()]
-    for address in reversed(forwarded):
-        if _public(address):
-            return address
+    """The visitor's address for a ``gr.Request`` or a starlette request: the connection's own address, which uvicorn
+    has already replaced by the client that ``X-Forwarded-For`` names only when the connection came from a proxy the
+    operator trusts (``--forwarded-allow-ips``, app/ui/config.py). A header a client writes itself decides nothing."""
     client = getattr(request, "client", None)
-    host = getattr(client, "host", None)
-    return str(host or (forwarded[-1] if forwarded else "unknown"))
+    return str(getattr(client, "host", None) or "unknown")
 
 
 def _events(blocks: gr.Blocks) -> list[Any]:
@@ -74,7 +63,7 @@ class Admissions:
         while not self._try(key, request):
             if time.monotonic() >= deadline:
                 log.info("refused a second job from one visitor")
-                raise gr.Error(BUSY, print_exception=False)
+                raise popups.error(BUSY)
             time.sleep(0.05)
 
     def _try(self, key: str, request: Any) -> bool:
@@ -87,7 +76,7 @@ class Admissions:
                 return False
             queue = self.blocks._queue
             if queue.max_size is not None and len(queue) + len(self.held) >= queue.max_size:
-                raise gr.Error(FULL.format(queue.max_size), print_exception=False)
+                raise popups.error(FULL.format(queue.max_size))
             self.held.append((now, key, request))
             return True
 

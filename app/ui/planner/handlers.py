@@ -19,6 +19,7 @@ from ...planner.report import plan_to_csv
 from ...planner.request import calculator_numbers, plan_options, plan_prompts
 from ...race.methods import get_method
 from ..config import UIConfig
+from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
 from ..html import status_html
@@ -190,8 +191,24 @@ class PlannerHandlers:
                  c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
                  assistant: Optional[str] = None, dtype: str = "bfloat16", context_tokens: int = 4096,
                  gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
-            """The planner: alpha/c/best gamma/memory/cost as one dict (the CLI's `plan --json`). With alpha and c:
-            the calculator (instant); otherwise measures on the preset's models (prompts: one per line)."""
+            """The draft planner: alpha, c, the best draft length gamma, predicted and measured speedup, memory and
+            cost as one dict (the CLI's `plan --json`), with one verdict in `final`. With alpha and c: the calculator
+            (instant); otherwise it measures on the preset's models and your prompts.
+
+            Args:
+                preset: preset id whose models and method are planned, e.g. offline-uad or drafter
+                prompts: your prompts, one per line (empty: the preset's examples)
+                alpha: acceptance rate per drafted token, 0-1 (give alpha and c for the instant calculator)
+                c: cost ratio, one draft step over one target step (with alpha: the calculator)
+                max_new_tokens: tokens generated per prompt while measuring
+                target: the target model's hub id (null: the preset's)
+                assistant: the drafter model's hub id (null: the preset's)
+                dtype: weight dtype for the memory estimate (bfloat16, float16, float32, int8, int4)
+                context_tokens: tokens of KV cache for the memory estimate
+                gpu_memory_gb: the GPU's memory for the fits-or-not check
+                gpu_prices: GPU prices as NAME=DOLLARS_PER_HOUR, one per line (empty: A10 and H100 list prices)
+                hours_per_month: GPU hours a month for the cost estimate
+            """
             hardware = (gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month)
             try:
                 if alpha is not None or c is not None:
@@ -200,7 +217,7 @@ class PlannerHandlers:
                 options = plan_options(*hardware, max_new_tokens, self.config.limits)
                 yield (yield from self.api_measure(preset, prompts, target, assistant, options))
             except ArenaError as exc:
-                raise gr.Error(str(exc), print_exception=False) from None
+                raise popups.error(exc) from None
 
         return plan
 

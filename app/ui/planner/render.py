@@ -59,9 +59,7 @@ def headline_html(plan: dict[str, Any]) -> str:
     stats.append(_stat("best gamma", str(plan["best_gamma"]), "draft tokens per round (searched 1-20)", "plan-stat-gamma"))
     stats.append(_stat("predicted speedup", f"{plan['predicted_speedup']:.2f}x",
                        f"Theorem 3.8 at alpha {plan['alpha']:.3f}, c {plan['c']:.4f}", "plan-stat-speedup"))
-    v = plan["verdict"]
-    cls = "plan-verdict-yes" if v["alpha_exceeds_c"] else "plan-verdict-no"
-    word = "alpha exceeds c: drafting can pay off" if v["alpha_exceeds_c"] else "alpha does not exceed c: keep it off"
+    verdict_box = final_html(plan)
     who = ""
     if plan.get("target"):
         who = (f'<div class="plan-who">{_e(plan.get("method") or "")} \u00b7 {_e(plan["target"])}'
@@ -75,8 +73,26 @@ def headline_html(plan: dict[str, Any]) -> str:
                    f'({hw["predicted_speedup"]:.2f}x, the dashed curve).</div>')
     mode = "measured" if m else "calculator"
     return (f'<div class="plan-headline">{who}<div class="plan-stats">{"".join(stats)}</div>'
-            f'<div class="plan-verdict {cls}"><b>{_e(word)}.</b> {_e(v["text"])}</div>{hw_line}'
+            f'{verdict_box}{hw_line}'
             f'<span class="plan-mode" data-mode="{mode}"></span></div>')
+
+
+#: The plan's one verdict (app/planner/plan.py ``final_verdict``): its box class and its lead, by what it says.
+FINAL = {"yes": ("plan-verdict-yes", "Drafting pays"), "no": ("plan-verdict-no", "Keep it off"),
+         "level": ("plan-verdict-no", "Level with plain"), "close": ("plan-verdict-close", "Too close to call")}
+
+
+def final_html(plan: dict[str, Any]) -> str:
+    """One verdict box: the measured races' verdict when the plan raced (the prediction below it, as a prediction),
+    else the prediction's."""
+    final = plan.get("final") or {"pays": "yes" if plan["verdict"]["alpha_exceeds_c"] else "no", "source": "predicted",
+                                  "text": plan["verdict"]["text"], "prediction": plan["verdict"]["text"]}
+    cls, lead = FINAL[final["pays"]]
+    source = "measured on your prompts" if final["source"] == "measured" else "predicted from alpha and c"
+    aside = (f'<div class="plan-prediction">The prediction from alpha and c said: {_e(final["prediction"])}</div>'
+             if final["source"] == "measured" else "")
+    return (f'<div class="plan-verdict {cls}" data-source="{_e(final["source"])}"><b>{_e(lead)}</b> '
+            f'({_e(source)}): {_e(final["text"])}{aside}</div>')
 
 
 def plot_html(plan: dict[str, Any]) -> str:
@@ -127,9 +143,9 @@ def check_html(plan: dict[str, Any]) -> str:
         f"<td class='num'>{alpha_value_text(r['observed']['value'])}</td>"
         f"<td>{'identical' if r.get('identical') else 'differs' if r.get('identical') is False else ''}</td></tr>"
         for r in runs)
-    body = ('<table class="plan-table"><thead><tr><th>setting</th><th>measured</th><th>predicted</th>'
-            '<th>cost model on its rounds</th><th>alpha observed</th><th>output vs plain</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table><div class="plan-reco">{_e(plan["check"]["recommendation"])}</div>')
+    body = ('<div class="plan-scroll"><table class="plan-table"><thead><tr><th>setting</th><th>measured</th>'
+            '<th>predicted</th><th>cost model on its rounds</th><th>alpha observed</th><th>output vs plain</th></tr>'
+            f'</thead><tbody>{rows}</tbody></table></div><div class="plan-reco">{_e(plan["check"]["recommendation"])}</div>')
     return _section("Predicted vs measured (sequential races)", body, "plan-check")
 
 
@@ -157,8 +173,9 @@ def memory_html(plan: dict[str, Any]) -> str:
     verdict = (f'<div class="plan-fit {"fit-yes" if fits else "fit-no"}"><b>{"Fits" if fits else "Does NOT fit"}'
                f' in {mem["gpu_memory_gb"]:g} GB</b>: {mem["total_gb"]:.2f} GB in all at {mem["context_tokens"]} '
                f'tokens' + (f', {mem["headroom_gb"]:.2f} GB to spare' if fits else "") + "</div>")
-    body = (f'<table class="plan-table"><thead><tr><th></th>{"".join(f"<th>{n}</th>" for n, _ in cols)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table><div class="plan-share">{_e(share)}</div>{verdict}')
+    body = (f'<div class="plan-scroll"><table class="plan-table"><thead><tr><th></th>'
+            f'{"".join(f"<th>{n}</th>" for n, _ in cols)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<div class="plan-share">{_e(share)}</div>{verdict}')
     return _section("Memory", body, "plan-memory")
 
 
@@ -173,10 +190,13 @@ def cost_html(plan: dict[str, Any]) -> str:
                         f"<span>of ${g['monthly_cost']:,.0f}</span></td>" for g in r["per_gpu"])
         rows.append(f"<tr><td>{_e(r['label'])}<span>{r['speedup']:.2f}x: {_e(saving_text(r['gpu_time_saved']))}</span>"
                     f"</td>{money}</tr>")
-    body = (f'<table class="plan-table"><thead><tr><th>speedup</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
-    return _section(f"Cost at {cost['hours_per_month']:g} GPU hours a month (savings per month)", body, "plan-cost",
-                    cost["price_source"])
+    body = (f'<div class="plan-scroll"><table class="plan-table"><thead><tr><th>speedup</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+    title = f"Cost at {cost['hours_per_month']:g} GPU hours a month (savings per month)"
+    if cost.get("projection"):
+        title = f"Projected cost at {cost['hours_per_month']:g} GPU hours a month, if the GPUs gave these speedups"
+        body = f'<div class="plan-projection">This is {_e(cost["projection"])}.</div>' + body
+    return _section(title, body, "plan-cost", cost["price_source"])
 
 
 def advice_html(plan: dict[str, Any]) -> str:

@@ -7,13 +7,13 @@ import inspect
 import logging
 from typing import Any, Callable, Iterator, Optional
 
-import gradio as gr
 
 from ...core.errors import ArenaError
 from ...core.knobs import KNOB_TABLE, KNOBS, REQUEST
 from ...core.requests import build_request
 from ...race.lifecycle import RaceRun
 from ..config import DEFAULT_PRESET, UIConfig
+from .. import popups
 from ..keepalive import in_background
 
 log = logging.getLogger("app.ui")
@@ -23,6 +23,28 @@ LEADING = (("preset", str, DEFAULT_PRESET), ("prompt", str, ""), ("max_new_token
            ("do_sample", Optional[bool], None), ("temperature", Optional[float], None),
            ("top_p", Optional[float], None), ("seed", Optional[int], None), ("target", Optional[str], None),
            ("assistant", Optional[str], None), ("chat_template", Optional[bool], None))
+
+
+#: What each leading parameter means, for the API page and an agent reading the MCP tool (knobs: the knob table's help).
+DESCRIBED = {
+    "preset": "preset id, e.g. offline-prompt-lookup (runs offline), drafter, prompt-lookup, layerskip, uad, ensemble",
+    "prompt": "the text to continue or the question to answer",
+    "max_new_tokens": "tokens to generate a side (null: the preset's; the server caps it)",
+    "do_sample": "sample instead of greedy decoding (null: the preset's; greedy assisted output equals plain)",
+    "temperature": "sampling temperature (only with do_sample)",
+    "top_p": "nucleus sampling mass (only with do_sample)",
+    "seed": "random seed for sampling (makes a measured run reproducible)",
+    "target": "the target model's hub id (null: the preset's)",
+    "assistant": "the drafter model's hub id (null: the preset's)",
+    "chat_template": "wrap the prompt in the target's chat template (null: the preset's)",
+}
+
+
+def described(summary: str) -> str:
+    """`summary` with a Google-style ``Args:`` section for every parameter (gradio reads it for the API page and the
+    MCP tool's parameter descriptions)."""
+    lines = [f"    {p.name}: {DESCRIBED.get(p.name) or KNOB_TABLE[p.name].help}" for p in parameters()]
+    return summary + "\n\nArgs:\n" + "\n".join(lines)
 
 
 def parameters() -> list[inspect.Parameter]:
@@ -43,7 +65,7 @@ def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> It
         result = yield from in_background(run.run, "api-race")
         yield result.raise_if_failed().to_dict()
     except ArenaError as exc:
-        raise gr.Error(str(exc), print_exception=False) from None
+        raise popups.error(exc) from None
     finally:
         if run is not None:  # cancelled or disconnected: both workers end after their current forward pass
             run.close("job cancelled or client gone")
@@ -57,17 +79,20 @@ def make_endpoint(config: UIConfig, sequential: bool) -> Callable[..., Iterator[
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:  # a raw HTTP client sent more or other parameters than the signature has
-            raise gr.Error(f"request: {exc}", print_exception=False) from None
+            raise popups.error(f"request: {exc}") from None
         bound.apply_defaults()
         yield from stream_api(config, sequential, dict(bound.arguments))
 
     endpoint.__signature__ = signature  # type: ignore[attr-defined]
     endpoint.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": dict}
     endpoint.__name__ = "measure" if sequential else "race"
-    endpoint.__doc__ = (
-        "Warm up, then run baseline and assisted generate() one after the other (fair timing); returns the "
-        "CLI's JSON result." if sequential else
-        "Race baseline and assisted generate() concurrently; returns the CLI's JSON result (speedup, identical, "
+    endpoint.__doc__ = described(
+        "Measure whether assisted decoding pays on this prompt: warm up, then run plain and assisted generate() one "
+        "after the other, each with the machine to itself; returns the race's JSON result (speedup, verdict, "
+        "identical, acceptance_rate, mean_accepted_length, per-side tokens/s, every assisted token with its status, "
+        "rounds). Use this for a measured answer." if sequential else
+        "Race plain and assisted generate() at the same time (a show: the two share the machine, so the speedup is "
+        "not a measurement; use measure for that); returns the race's JSON result (speedup, identical, "
         "first_divergence, per-side tokens/s, TTFT, assisted tokens with status, rounds)."
     )
     return endpoint

@@ -36,9 +36,9 @@ def check_html(result: dict[str, Any]) -> str:
              f'{"Same distribution" if same else "Different distribution"}</span>'
              f'<span class="badge-why">{esc(result["verdict_text"])}</span>')
     rows = "".join(_row(item) for item in result["positions"] + ([result["joint"]] if result["joint"] else []))
-    table = ('<table class="plan-table"><thead><tr><th>compared</th><th>TV</th><th>p-value</th>'
+    table = ('<div class="plan-scroll"><table class="plan-table"><thead><tr><th>compared</th><th>TV</th><th>p-value</th>'
              '<th>detectable TV<span>at this N</span></th><th>most frequent<span>plain / assisted</span></th></tr>'
-             f'</thead><tbody>{rows}</tbody></table>')
+             f'</thead><tbody>{rows}</tbody></table></div>')
     rate = "n/a" if result["acceptance_rate"] is None else f"{result['acceptance_rate']:.0%}"
     foot = (f'{result["samples"]} samples a side, temperature {result["temperature"]:g}, top-p {result["top_p"]:g}, '
             f'top-k {result["top_k"]}, seed {result["seed"]}; assisted drafted {result["assisted_drafted"]} tokens, '

@@ -60,6 +60,35 @@ def clock_time(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
+def plain_provenance(result: RaceResult) -> str:
+    """When plain ran in a fair race and whether its run was kept: 'plain ran just now', 'plain's run kept from
+    10:41:02, reused: <the check>' or 'plain ran again: <why the kept run was not reused>'."""
+    check = result.baseline_check or {}
+    if result.baseline_kept_at is not None:
+        return f"plain's run kept from {clock_time(result.baseline_kept_at)}, reused: {check.get('reason', '')}"
+    if check:
+        return check.get("reason", "plain ran again")
+    return "plain ran just now"
+
+
+def finished_status(result: RaceResult) -> str:
+    """The status line of a race that ended normally: the speedup in the race's own verdict's words (a gap inside
+    its noise reads as level, a speedup its rounds cannot explain as not a measurement), and for a fair race when
+    plain ran (docs/DESIGN.md §5.16)."""
+    verdict = result.verdict
+    words, kind = speedup_words(result.speedup, verdict)
+    if result.mode != "sequential":
+        how = "both at once: a show"
+    elif kind == "unmeasured":
+        how = verdict.reason
+    else:
+        how = "measured: each side ran with the machine to itself; " + plain_provenance(result)
+    level = f"; {verdict.reason}" if kind == "even" else ""
+    label = "Fair race" if result.mode == "sequential" else "Race finished"
+    return status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, {words}{level} ({how}).",
+                       "loss" if kind in ("loss", "unmeasured") else "ok")
+
+
 class Live:
     """What the panes show while a race streams, drawn from the snapshot the race publishes: rates tick with the
     clock, and in a fair race the plain pane replays its recorded run in step with assisted (docs/DESIGN.md §1)."""
@@ -252,11 +281,7 @@ class RaceHandlers:
         elif result.stopped:
             status = status_html("Stopped: both runs ended after their current forward pass.", "info")
         else:
-            label, how = (("Fair race", "measured: each side ran with the machine to itself")
-                          if result.mode == "sequential" else ("Race finished", "both at once: a show"))
-            words, kind = speedup_words(result.speedup)
-            status = status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, {words} ({how}).",
-                                 "loss" if kind == "loss" else "ok")
+            status = finished_status(result)
         return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
                 self.ui.stats: stats, self.ui.why: why_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds),
                 **self.ui.downloads.ready(request, result)}
@@ -317,7 +342,7 @@ class RaceHandlers:
     def stop(self, session: Session) -> dict:
         """Stop button: end both runs after their current forward pass and wait for the threads."""
         if not session.running():
-            session.cancel.set()
+            session.stop(timeout=0)  # before the race: stops a download in progress
             if session.active:
                 return {self.ui.status: status_html("Stopping: the race will not start once the models are ready.")}
             return {self.ui.status: status_html("Nothing is running.")}

@@ -38,10 +38,10 @@ class Session(PerSession):
         """Stop the running race (if any) and wait for its threads; True when they ended."""
         self.cancel.set()
         run = self.run
-        if run is None or run.race is None:
+        if run is None:
             return True
-        run.stop()
-        return run.join(timeout)
+        run.stop()  # also ends a model download still in progress (app/core/download.py)
+        return run.race is None or run.join(timeout)
 
     def running(self) -> bool:
         return self.run is not None and self.run.running()

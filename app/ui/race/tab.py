@@ -1,5 +1,5 @@
-"""The Race tab: the two panes and the legend, then prompt, buttons and results on the left and settings on the
-right, built by small section builders that each wire their own controls."""
+"""The Race tab: the two panes and the legend, then prompt, buttons and results in the first column and settings in
+the second (stacked on a phone), built by small section builders that each wire their own controls."""
 
 from __future__ import annotations
 
@@ -27,6 +27,9 @@ from ...render.machine import hardware_html
 
 #: Scrolls a pane's text to the newest token whenever its HTML changes.
 FOLLOW_JS = "watch('value', () => { const b = element.querySelector('.pane-body'); if (b) b.scrollTop = b.scrollHeight; });"
+#: Brings both panes into view when Race is pressed where they are off screen (a phone: they sit above the prompt).
+SHOW_PANES_JS = """() => { const row = document.getElementById('race-row'); if (!row) return;
+  const r = row.getBoundingClientRect(); if (r.top < 0 || r.bottom > window.innerHeight) row.scrollIntoView(); }"""
 SCHEDULE_CHOICES = [DEFAULT_SCHEDULE, *SCHEDULES]
 
 
@@ -103,10 +106,7 @@ class RaceTab:
         u, initial = self.ui, self.initial
         u.prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label="Prompt", elem_id="prompt",
                               placeholder="Type text to continue or a question to answer")
-        u.examples = gr.Dataset(components=["textbox", "textbox"], headers=["example prompt", "what to expect"],
-                                samples=initial["examples"], type="index", label="Example prompts for this preset",
-                                elem_id="examples", samples_per_page=6)
-        with gr.Row(elem_id="race-buttons"):
+        with gr.Row(elem_id="race-buttons"):  # right under the prompt: in the first screen (docs/DESIGN.md §1)
             u.run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2, min_width=100)
             u.mode = gr.Radio(RACE_MODES, value=default_race_mode(has_gpu()), show_label=False, container=False,
                               elem_id="race-mode", scale=3, min_width=200)
@@ -114,6 +114,9 @@ class RaceTab:
             u.stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1,
                                min_width=80)
         u.status = gr.HTML(status_html("Connecting\u2026"), elem_id="status", js_on_load=None, min_height=40)
+        u.examples = gr.Dataset(components=["textbox", "textbox"], headers=["example prompt", "what to expect"],
+                                samples=initial["examples"], type="index", label="Example prompts for this preset",
+                                elem_id="examples", samples_per_page=6)
         u.stop.click(self.handlers.stop, [u.session], [u.status], show_progress="hidden", **self.light)
 
     def _results(self) -> None:
@@ -182,6 +185,7 @@ class RaceTab:
         def stopped(session):  # the last frame when Stop ends a run inside a ZeroGPU worker (app/ui/gpu.py)
             return {**h.buttons(False), u.status: status_html("Stopped.", "info")}
 
+        u.run.click(None, None, None, js=SHOW_PANES_JS, queue=False)
         u.run.click(gpu.stream(h.race_click, gpu.race_click_duration, outputs, stopped),
                     [u.session, u.show_rejected, u.mode, *u.controls()], outputs, **progress, **self.gen)
         u.tune.click(gpu.stream(h.tune_stream, gpu.race_stream_duration(True), tune_outputs, stopped), inputs,

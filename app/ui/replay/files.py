@@ -12,6 +12,7 @@ from ...core.errors import ArenaError
 from ...replay.page import replay_html
 from ...replay.tracefile import Trace, build_trace, parse_trace, save_trace
 from ..config import UIConfig
+from .. import popups
 from ..exports import unique_stem
 
 
@@ -73,6 +74,6 @@ class RaceDownloads:
         try:
             trace, page = write_race_files(request, result)
         except ArenaError as exc:
-            gr.Warning(f"The race finished, but its files could not be written: {exc}")
+            popups.warning(f"The race finished, but its files could not be written: {exc}")
             return self.cleared()
         return {self.trace: gr.update(value=trace, interactive=True), self.page: gr.update(value=page, interactive=True)}

@@ -50,11 +50,25 @@ def safe_gallery() -> tuple[Gallery | None, str]:
         return None, str(exc)
 
 
+#: What each gallery prompt was picked to show ("intended" in the index), and what "as expected" means for it.
+INTENTS = {"win": ("picked to show a win", "faster"), "lose": ("picked to show a loss", "slower")}
+
+
+def outcome_text(speedup: float, outcome: str, intended: str) -> str:
+    """"0.96× slower · picked to show a win; it did not win here": the measured result, then what the prompt was
+    picked for and, when the measurement disagrees, that it did."""
+    purpose, expected = INTENTS.get(intended, (f"picked to show: {intended}", None))
+    missed = expected is not None and outcome != expected
+    word = "win" if intended == "win" else "lose"
+    return f"{speedup:.2f}\u00d7 {outcome} \u00b7 {purpose}" + (f"; it did not {word} here" if missed else "")
+
+
 def gallery_samples(gallery: Gallery | None) -> list[list[str]]:
-    """One row per recorded race: its title, its measured outcome, where and when it was recorded."""
+    """One row per recorded race: its title, its measured outcome against what it was picked for, where and when it
+    was recorded."""
     if gallery is None:
         return []
-    return [[e.title, f"{e.speedup:.2f}\u00d7 {e.outcome} ({'chosen to ' + e.intended})",
+    return [[e.title, outcome_text(e.speedup, e.outcome, e.intended),
              f"{when_text(e.recorded_at)} \u00b7 {e.device_name}"] for e in gallery.entries]
 
 
