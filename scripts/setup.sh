@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Sets up .venv with everything the app needs; --dev adds the test tools, Chromium and axe-core (tests/axe).
+# Sets up .venv with everything the app needs; --dev adds the test tools, Chromium, axe-core (tests/axe) and
+# llama-server (built once per machine into ~/.cache/assisted-decoding-arena; 12-30 minutes on two cores, instant
+# once cached).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -24,4 +26,5 @@ if [ "${1:-}" = "--dev" ]; then
   else
     echo "note: install Node.js and npm for the contrast test (it reads tests/axe/node_modules/axe-core)" >&2
   fi
+  PYTHON=.venv/bin/python bash scripts/build_llama_server.sh >/dev/null
 fi

@@ -103,6 +103,26 @@ def page(server, browser):
 
 
 @pytest.fixture(scope="session")
+def llama_pair():
+    """Two real llama-server processes on the offline SmolLM2 GGUF (offline-prompt-lookup): (assisted, plain), the
+    assisted one with --spec-type ngram-simple. Skipped when llama-server is not built, except in CI (CI=true), where
+    scripts/setup.sh --dev builds it and its absence is a failure."""
+    import os
+
+    from app.cli.serve import start_pair
+    from app.engine.server import find_llama_server
+
+    if find_llama_server() is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("llama-server is missing: scripts/setup.sh --dev builds it (scripts/build_llama_server.sh)")
+        pytest.skip("llama-server is not built here: run scripts/build_llama_server.sh")
+    assisted, plain = start_pair("offline-prompt-lookup", threads=1)
+    yield assisted, plain
+    assisted.stop()
+    plain.stop()
+
+
+@pytest.fixture(scope="session")
 def local_hub(tiny, tmp_path_factory):
     """A local stand-in for the Hugging Face hub (tests/local_hub.py) serving a tiny checkpoint under the real id of
     every hub model the presets name (tests/hub_models.py), started once per session; each test that points the app

@@ -1,4 +1,4 @@
-"""Command line: ``python -m app race|presets|plan|bench|replay|deploy|sampling-check`` (docs/DESIGN.md §4).
+"""Command line: ``python -m app race|presets|plan|bench|replay|deploy|sampling-check|serve`` (docs/DESIGN.md §4).
 
 One entry (:func:`main`) with a module per sub-command; each module has ``add_parser(sub)`` and
 ``run(args) -> exit status``. With ``--json`` exactly one JSON object goes to stdout and logs go to
@@ -12,11 +12,11 @@ import sys
 from typing import Sequence
 
 from ..core.errors import ArenaError
-from . import bench, deploy, plan, presets, race, replay, sampling_check
+from . import bench, deploy, plan, presets, race, replay, sampling_check, serve
 from .common import CleanParser, configure_logging
 
 COMMANDS = {"race": race, "presets": presets, "plan": plan, "bench": bench, "replay": replay, "deploy": deploy,
-            "sampling-check": sampling_check}
+            "sampling-check": sampling_check, "serve": serve}
 
 
 def build_parser() -> argparse.ArgumentParser:

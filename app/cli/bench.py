@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.request import BENCH_NUMBERS, bench_plan
+from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.requests import Limits
 from .common import add_knob_flags, progress_logger
@@ -44,6 +45,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--compare", nargs=2, type=Path, metavar=("A.json", "B.json"),
                    help="print what changed between two results.json files, run nothing")
     p.add_argument("--verbose", action="store_true", help="log loading progress and library warnings to stderr")
+    p.add_argument("--endpoint", metavar="URL", help="benchmark a running engine that drafts instead of presets; "
+                   "the first of --presets only lends its token budget and chat-template choice (docs/DESIGN.md §4.7)")
+    p.add_argument("--plain-endpoint", metavar="URL2", help="with --endpoint: the same model without speculation")
+    p.add_argument("--engine", choices=("llama.cpp", "vllm", "sglang"), help="with --endpoint (default llama.cpp)")
+    p.add_argument("--model", help="with --endpoint: the served model's name (vLLM needs it)")
     return p
 
 
@@ -60,12 +66,30 @@ def plan_from_args(args: argparse.Namespace) -> Any:
                       suite_name=args.suite.name if args.suite else "builtin")
 
 
+def endpoint_racer(args: argparse.Namespace, plan: Any) -> tuple[Any, Any]:
+    """(the engine's race function, the plan with its one preset relabelled "endpoint"): the engine races stand in
+    for the preset's, which only lends its token budget and chat-template choice."""
+    from dataclasses import replace
+
+    from ..engine.race import EngineRacer
+
+    if args.sweep or args.regret is not None:
+        raise ArenaError("--sweep and --regret vary a preset's knobs; an engine runs its own configuration.")
+    racer = EngineRacer(args.engine or "llama.cpp", args.endpoint, args.plain_endpoint, args.model)
+    return racer, replace(plan, presets=[replace(plan.presets[0], id="endpoint", title=f"{racer.engine} endpoint")])
+
+
 def command_text(args: argparse.Namespace) -> str:
     """The command line that reproduces this run (recorded in results.json)."""
     parts = ["python", "-m", "app", "bench", "--presets", args.presets]
     for flag, value in (("--suite", args.suite), ("--categories", args.categories), ("--limit", args.limit),
                         ("--max-new-tokens", args.max_new_tokens), ("--sweep", args.sweep), ("--seed", args.seed),
                         ("--out", args.out)):
+        if value is not None:
+            parts += [flag, str(value)]
+    for flag, value in (("--endpoint", getattr(args, "endpoint", None)),
+                        ("--plain-endpoint", getattr(args, "plain_endpoint", None)),
+                        ("--engine", getattr(args, "engine", None)), ("--model", getattr(args, "model", None))):
         if value is not None:
             parts += [flag, str(value)]
     parts += ["--split", args.split, "--repeats", str(args.repeats)] + (["--no-warm-up"] if args.no_warm_up else [])
@@ -118,8 +142,13 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.runner import Bench, PresetRacer
     from ..bench.summary import regret_category_table, summary_markdown
 
-    racer = PresetRacer(Limits.operator(), args.seed, progress_logger)
-    bench = Bench(plan_from_args(args), racer, time.perf_counter, TerminalBar())
+    if args.endpoint is not None:
+        racer, plan = endpoint_racer(args, plan_from_args(args))
+    else:
+        if args.plain_endpoint or args.engine or args.model:
+            raise ArenaError("--plain-endpoint, --engine and --model need --endpoint URL.")
+        racer, plan = PresetRacer(Limits.operator(), args.seed, progress_logger), plan_from_args(args)
+    bench = Bench(plan, racer, time.perf_counter, TerminalBar())
     status = 0
     try:
         bench.run()

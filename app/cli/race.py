@@ -22,7 +22,15 @@ FIELD_FLAGS = ("target", "assistant", "revision", "assistant_revision", "dtype",
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     race = sub.add_parser("race", help="race baseline and assisted generation of one preset")
-    race.add_argument("--preset", required=True)
+    race.add_argument("--preset", help="the preset to race (or race a running engine with --endpoint)")
+    race.add_argument("--endpoint", metavar="URL",
+                      help="race a running llama-server that drafts (docs/DESIGN.md §4.7) instead of a preset")
+    race.add_argument("--plain-endpoint", metavar="URL2", help="the same model served without speculation")
+    race.add_argument("--engine", choices=("llama.cpp", "vllm", "sglang"), default=None,
+                      help="with --endpoint: the engine behind it (default llama.cpp)")
+    race.add_argument("--model", help="with --endpoint: the model name the endpoints must serve")
+    race.add_argument("--timeout", type=float, metavar="SECONDS",
+                      help="with --endpoint: the longest silence from the engine before it counts as too slow (60)")
     race.add_argument("--prompt", action="append", help="the prompt (give it once: assisted generation is batch size 1)")
     race.add_argument("--prompt-file", type=Path)
     race.add_argument("--sample", action="store_true", help="sample instead of greedy decoding")
@@ -113,6 +121,15 @@ def tuned(request: RaceRequest) -> tuple[RaceRequest, dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.endpoint is not None or args.plain_endpoint is not None:
+        from .engine_race import run_endpoint
+
+        return run_endpoint(args)
+    if args.preset is None:
+        raise ArenaError("Give --preset ID, or --endpoint URL to race a running engine.")
+    engine_only = [f for f in ("engine", "model", "timeout") if getattr(args, f) is not None]
+    if engine_only:
+        raise ArenaError(f"--{engine_only[0]} needs --endpoint URL (it describes an engine race).")
     from ..race.lifecycle import run_race
 
     request, tuning = request_from_args(args), None

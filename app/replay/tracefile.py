@@ -60,15 +60,28 @@ def settings(request: Any, mode: str) -> dict[str, Any]:
 
 def build_trace(request: Any, result: RaceResult) -> dict[str, Any]:
     """The trace object of a finished race's `result`, run for `request` (a RaceRequest); a failed race has none."""
+    _check_finished(result)
+    return assemble_trace(settings(request, result.mode), request.prompt, result)
+
+
+def _check_finished(result: RaceResult) -> None:
     if result.errors:
         raise ArenaError("The race failed (" + "; ".join(f"{s}: {m}" for s, m in result.errors.items())
                          + "), so there is no trace to save.")
-    data = result.to_dict()
+
+
+def assemble_trace(how: dict[str, Any], prompt: str, result: RaceResult, data: dict[str, Any] | None = None,
+                   env: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A trace object from its parts: `how` it ran (the settings), the prompt, the result; data: the result's JSON
+    when the caller adds keys to it (an engine race's ``engine``, docs/DESIGN.md §4.7); env: where it ran (default:
+    this machine). A failed race has none."""
+    _check_finished(result)
+    data = dict(data) if data is not None else result.to_dict()
     data["baseline"]["token_texts"] = list(result.baseline.token_texts)
     return {"format": FORMAT, "version": VERSION,
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "environment": environment(result.device, result.dtype, result.threads),
-            "settings": settings(request, result.mode), "prompt": request.prompt, "result": data}
+            "environment": env or environment(result.device, result.dtype, result.threads),
+            "settings": how, "prompt": prompt, "result": data}
 
 
 def save_trace(trace: dict[str, Any], path: Path | str) -> Path:

@@ -1,0 +1,82 @@
+"""``python -m app race --endpoint URL --plain-endpoint URL2``: race a running engine (docs/DESIGN.md §4.7).
+
+Sequential and greedy: the plain request, then the assisted one. The JSON keeps every key of a transformers race
+(docs/DESIGN.md §4.1) and adds ``engine`` and ``assisted.status_source``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import ArenaError
+from ..engine.http import Timeouts
+from ..engine.race import EngineRace, race_llamacpp, race_openai
+from .common import emit
+from .race import print_human, read_prompt
+
+#: New tokens per side when --max-new-tokens is not given.
+DEFAULT_MAX_NEW_TOKENS = 64
+#: The flags of a preset race that mean nothing for an engine race.
+PRESET_ONLY = ("preset", "sample", "tune", "target", "assistant", "dtype", "quantization", "seed", "temperature",
+               "top_p")
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    if args.endpoint is None:
+        raise ArenaError("--plain-endpoint needs --endpoint URL (the server that drafts).")
+    if args.engine is not None and args.endpoint is None:
+        raise ArenaError("--engine needs --endpoint URL.")
+    given = [name for name in PRESET_ONLY if getattr(args, name, None) not in (None, False)]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise ArenaError(f"{flags} cannot be used with --endpoint: an engine race is greedy and runs the engine's "
+                         "own configuration.")
+
+
+def engine_stats_line(race: EngineRace) -> str:
+    """What the engine itself reported next to the arena's clock."""
+    reported = race.engine["reported"]
+    a, b = reported["assisted"], reported["baseline"]
+    return (f"engine ({race.engine['name']} {race.engine.get('speculative_type')}): drafted {a['draft_n']}, accepted "
+            f"{a['draft_n_accepted']}; its own tokens/s: plain {b.get('predicted_per_second', 0):.1f}, assisted "
+            f"{a.get('predicted_per_second', 0):.1f}; statuses: {race.status_source}")
+
+
+def run_endpoint(args: argparse.Namespace) -> int:
+    """Run the engine race the flags describe; exit status 0 (errors are ArenaError, one line)."""
+    _check_flags(args)
+    if args.save_trace is not None:
+        from ..replay.tracefile import check_writable
+
+        check_writable(args.save_trace, "trace")
+    prompt = read_prompt(args)
+    if not isinstance(prompt, str):
+        raise ArenaError("Give the prompt once: an engine race runs one prompt at a time.")
+    max_new = args.max_new_tokens if args.max_new_tokens is not None else DEFAULT_MAX_NEW_TOKENS  # flag: bounded
+    if args.timeout is not None and not 0 < args.timeout <= 3600:
+        raise ArenaError(f"--timeout must be in (0, 3600] seconds; got {args.timeout:g}")
+    timeouts = Timeouts(read=args.timeout or 60.0)
+    engine = args.engine or "llama.cpp"
+    if engine == "llama.cpp":
+        race = race_llamacpp(args.endpoint, args.plain_endpoint, prompt, max_new, timeouts=timeouts,
+                             chat_template=not args.no_chat_template, model=args.model)
+    else:
+        race = race_openai(engine, args.endpoint, args.plain_endpoint, prompt, max_new, timeouts=timeouts,
+                           model=args.model)
+    if args.save_trace is not None:
+        save_engine_trace(race, prompt, max_new, args.save_trace)
+    return emit(args.json, race.to_dict(), lambda: (print_human(race.result), print(engine_stats_line(race))))
+
+
+def save_engine_trace(race: EngineRace, prompt: str, max_new_tokens: int, path) -> None:
+    """Save the engine race as a trace (docs/DESIGN.md §4.3) that `replay` renders like any other; its environment
+    names the engine, not this machine's CPU (the tokens were made on the engine's server)."""
+    from ..core.machine import library_versions
+    from ..replay.tracefile import assemble_trace, save_trace
+
+    engine = race.engine
+    how = {"preset": "endpoint", "method": race.result.method, "target": race.result.target, "assistant": None,
+           "knobs": {}, "max_new_tokens": max_new_tokens, "do_sample": False, "seed": None, "mode": "sequential",
+           "engine": engine["name"], "status_source": race.status_source}
+    env = {"device": race.result.device, "device_name": f"{engine['name']} {engine.get('version') or ''}".strip(),
+           "dtype": None, **library_versions(), "threads_per_side": None, "cores": None}
+    save_trace(assemble_trace(how, prompt, race.result, race.to_dict(), env), path)

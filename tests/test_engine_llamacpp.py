@@ -1,0 +1,80 @@
+"""A real llama-server on the offline SmolLM2 GGUF (the llama_pair fixture): greedy plain and n-gram sides agree,
+the acceptance the arena shows is the server's own draft_n_accepted, and Stop ends the generation on the server
+(docs/DESIGN.md §4.7)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import closing
+
+import pytest
+
+from app.cli import main
+from app.core.errors import StoppedError
+from app.engine import llamacpp, rounds
+from app.engine.http import Endpoint, get_json, stream_post
+from app.engine.race import race_llamacpp
+
+#: A code edit from the built-in suite's test split: SmolLM2's answer copies the function, so n-gram drafting drafts.
+CODE_EDIT = ('Fix the off-by-one error in this function and return the whole corrected function.\n\n'
+             'def sum_to(n):\n    """Return 1 + 2 + ... + n."""\n    total = 0\n    for i in range(1, n):\n'
+             '        total += i\n    return total')
+
+
+def test_greedy_plain_and_ngram_agree_and_acceptance_is_the_servers(llama_pair):
+    assisted, plain = llama_pair
+    race = race_llamacpp(assisted.url, plain.url, CODE_EDIT, 40)
+    out = race.to_dict()
+    reported = out["engine"]["reported"]["assisted"]
+    assert out["identical"] is True, (out["baseline"]["text"], out["assisted"]["text"])
+    assert out["baseline"]["new_tokens"] == out["assisted"]["new_tokens"] > 0
+    assert reported["draft_n"] > 0, "ngram-simple drafted nothing on a code edit"
+    assert sum(r["accepted"] for r in out["assisted"]["rounds"]) == reported["draft_n_accepted"]
+    assert sum(r["drafted"] for r in out["assisted"]["rounds"]) == reported["draft_n"]
+    assert race.status_source == rounds.PER_STEP
+    accepted = sum(t["status"] == "accepted" for t in out["assisted"]["tokens"])
+    assert accepted <= reported["draft_n_accepted"]  # a round cut by the end keeps its drafts only
+    assert out["method"] == "llama.cpp ngram-simple" and out["engine"]["version"]
+    assert out["baseline"]["tokens_per_second"] > 0 and reported["predicted_per_second"] > 0
+
+
+def test_stop_ends_the_generation_on_the_server(llama_pair):
+    _, plain = llama_pair
+    endpoint, stop = Endpoint(plain.url, "plain endpoint"), threading.Event()
+    body = llamacpp.completion_body("Count from 1 to 5000, one number per line.", 4000) | {"ignore_eos": True}
+    chunks = 0
+    with pytest.raises(StoppedError):
+        with closing(stream_post(endpoint, "/completion", body, stop=stop)) as stream:
+            for _, data in stream:
+                chunks += 1
+                if chunks == 3:
+                    assert get_json(endpoint, "/slots")[0]["is_processing"]
+                if chunks == 5:  # from another thread, as the page's Stop does
+                    threading.Thread(target=stop.set).start()
+    assert 5 <= chunks < 4000
+    deadline = time.monotonic() + 5
+    while get_json(endpoint, "/slots")[0]["is_processing"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not get_json(endpoint, "/slots")[0]["is_processing"], "the server kept generating after Stop"
+    start = time.monotonic()
+    assert llamacpp.read_side(endpoint, "Hi", 4).token_ids
+    assert time.monotonic() - start < 10
+
+
+def test_the_cli_races_the_engine(llama_pair, capsys):
+    assisted, plain = llama_pair
+    status = main(["race", "--endpoint", assisted.url, "--plain-endpoint", plain.url, "--prompt", CODE_EDIT,
+                   "--max-new-tokens", "16", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 0 and out["preset"] == "endpoint" and out["mode"] == "sequential"
+    assert out["assisted"]["status_source"] == "engine-per-step"
+    assert sum(r["accepted"] for r in out["assisted"]["rounds"]) == out["engine"]["reported"]["assisted"][
+        "draft_n_accepted"]
+
+
+def test_the_plain_server_does_not_speculate(llama_pair):
+    assisted, plain = llama_pair
+    assert llamacpp.speculative_slots(Endpoint(assisted.url)) is True
+    assert llamacpp.speculative_slots(Endpoint(plain.url)) is False
