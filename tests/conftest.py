@@ -142,6 +142,7 @@ def local_hub(tiny, tmp_path_factory):
 def on_hub(local_hub, tmp_path, monkeypatch):
     """This process's huggingface_hub pointed at the local hub with a fresh, empty HF_HOME and no token; no faults."""
     from huggingface_hub import constants, hf_api
+    from transformers.utils import hub as transformers_hub
 
     from app.core.hub import hub_reachable
     from tests.local_hub import hub_constants, hub_environment
@@ -151,10 +152,11 @@ def on_hub(local_hub, tmp_path, monkeypatch):
         monkeypatch.setenv(key, value)
     for key, value in hub_constants(local_hub.url, home).items():
         monkeypatch.setattr(constants, key, value)
-    # huggingface_hub's module-level HfApi (behind huggingface_hub.list_repo_files, which transformers calls) took
-    # its endpoint when huggingface_hub was first imported: point it at the local hub too, or a tokenizer load would
-    # ask the real hub (and, with no network, back off for minutes).
+    # The shared HfApi objects took their endpoint when first made: huggingface_hub's module-level one (behind
+    # huggingface_hub.list_repo_files) and transformers' cached one (chat templates). Point both at the local hub, or
+    # a tokenizer load asks the real hub (and, with no network, backs off for minutes).
     monkeypatch.setattr(hf_api.api, "endpoint", local_hub.url)
+    monkeypatch.setattr(transformers_hub, "_hf_api", None)
     for key in ("HF_TOKEN", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         monkeypatch.delenv(key, raising=False)
     local_hub.reset()
