@@ -63,3 +63,11 @@ def race_controls(preset_id: str, prompt: str, max_new_tokens: int = 8, **change
               "temperature": 1.0, "top_p": 1.0, "seed": None, **{k: v["value"] for k, v in state["knobs"].items()}}
     values.update(changes)
     return [values[n] for n in CONTROL_NAMES]
+
+
+def server_events(app, elem_id: str, event: str = "click") -> list:
+    """The events that `event` on the block with this elem_id runs on the server (listeners that only run in the
+    browser, with no Python function, are left out)."""
+    block = by_elem_id(app, elem_id)
+    demo = getattr(app, "demo", app)
+    return [fn for fn in demo.fns.values() if (block._id, event) in fn.targets and fn.fn is not None]

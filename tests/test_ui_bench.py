@@ -17,13 +17,8 @@ from app.bench.runner import BenchProgress
 from app.core.requests import Limits
 from app.ui.bench.handlers import BenchState
 from app.ui.bench.render import EMPTY, leaderboard_html, progress_html, runs_html
-from tests.helpers import by_elem_id
+from tests.helpers import by_elem_id, server_events
 from tests.fakes import ROUNDS, SUITE, fake_result, named, upload
-
-def _deps(app, elem_id: str, event: str = "click") -> list:
-    block = by_elem_id(app, elem_id)
-    return [fn for fn in app.demo.fns.values() if (block._id, event) in fn.targets]
-
 
 class FakeRacer:
     """Returns a finished fake race at once; with `permits`, only that many races finish and the next one waits
@@ -54,11 +49,11 @@ def tab(built, monkeypatch):
 def test_tab_is_third_and_run_shares_the_generation_queue(built):
     tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
     assert [t.label for t in tabs][:3] == ["Race", "Planner", "Benchmark"] and tabs[2].id == "bench"
-    (run,) = _deps(built, "bench-run-btn")
-    (race,) = _deps(built, "run-btn")
+    (run,) = server_events(built, "bench-run-btn")
+    (race,) = server_events(built, "run-btn")
     assert inspect.unwrap(run.fn) == built.bench.handlers.run and run.types_generator
     assert run.concurrency_id == race.concurrency_id == "generation" and run.concurrency_limit == race.concurrency_limit
-    (stop,) = _deps(built, "bench-stop-btn")
+    (stop,) = server_events(built, "bench-stop-btn")
     assert stop.concurrency_id != "generation" and stop.concurrency_limit is None
     assert by_elem_id(built, "bench-categories").value == ["multi-turn", "translation", "summarisation", "qa", "maths",
                                                           "rag", "code-editing"]

@@ -20,14 +20,9 @@ from app.ui.exports import export_dir
 from app.ui.planner.handlers import PlanState, export_plan
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
                                    progress_html, table_html)
-from tests.helpers import by_elem_id, make_preset
+from tests.helpers import by_elem_id, make_preset, server_events
 
 REPORT = ("status", "headline", "plot", "table", "check", "memory", "cost", "advice", "json_file", "csv_file", "raw")
-
-
-def _deps(app, elem_id: str, event: str = "click") -> list:
-    block = by_elem_id(app, elem_id)
-    return [fn for fn in app.demo.fns.values() if (block._id, event) in fn.targets]
 
 
 @pytest.fixture(scope="module")
@@ -52,17 +47,17 @@ def test_tabs_hold_race_and_planner(built):
 
 def test_compute_measure_stop_are_wired(built):
     handlers = built.planner.handlers
-    (compute,) = _deps(built, "plan-compute-btn")
+    (compute,) = server_events(built, "plan-compute-btn")
     assert inspect.unwrap(compute.fn) == handlers.plan_calculate and compute.concurrency_id != "generation"
     assert [c.elem_id for c in compute.outputs] == [getattr(built.planner.ui, k).elem_id for k in REPORT]
-    (measure,) = _deps(built, "plan-measure-btn")
+    (measure,) = server_events(built, "plan-measure-btn")
     assert inspect.unwrap(measure.fn) == handlers.plan_measure and measure.types_generator
-    (race,) = _deps(built, "run-btn")
+    (race,) = server_events(built, "run-btn")
     assert measure.concurrency_id == race.concurrency_id == "generation"
     assert measure.concurrency_limit == race.concurrency_limit
-    (stop,) = _deps(built, "plan-stop-btn")
+    (stop,) = server_events(built, "plan-stop-btn")
     assert inspect.unwrap(stop.fn) == handlers.plan_stop and stop.concurrency_limit is None
-    assert _deps(built, "plan-preset", "change")
+    assert server_events(built, "plan-preset", "change")
 
 
 def test_plan_api_endpoint(built):
