@@ -26,11 +26,12 @@ BUSY = "while True: pass"
 
 def one(handlers, controls, label: str) -> str:
     """One fair race through the page's handler; its line for the table."""
+    import html
     import re
 
     result, _, _ = page_fair_race(handlers, controls)
     check = result.baseline_check or {}
-    status = re.sub(r"<[^>]+>", "", finished_status(result)).replace("\u2713", "").replace("\u2139", "").strip()
+    status = html.unescape(re.sub(r"<[^>]+>", "", finished_status(result))).replace("\u2713", "").replace("\u2139", "").strip()
     kept = "reused" if result.baseline_kept_at else ("re-raced" if check else "ran")
     return (f"{label:7} {result.speedup:6.2f}x  verdict {result.verdict.kind:10} plain {kept:8} "
             f"plain {result.baseline.tokens_per_second:6.1f} tok/s  assisted {result.assisted.tokens_per_second:6.1f} "
