@@ -131,16 +131,7 @@ def read_vllm(endpoint: Endpoint, model: str, prompt: str, max_new_tokens: int, 
     side, report, cap = EngineSide(model=model), None, max_new_tokens + 8
     request = vllm_body(model, prompt, max_new_tokens)
     with closing(stream_post(endpoint, "/v1/completions", request, timeouts, stop)) as stream:
-        for t, data in stream:
-            if data is DONE:
-                side.seconds = t
-                break
-            if data is None:
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
-                                 f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
-            if not isinstance(data, dict):
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an "
-                                 "object.")
+        for t, data in _objects(endpoint, stream, side):
             for choice in data.get("choices") or []:
                 ids = _ints(choice.get("token_ids"), "token_ids") or []
                 side.chunks.append(Chunk(t, ids, str(choice.get("text") or "")))
@@ -165,16 +156,10 @@ def read_sglang(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: 
     side, report, text, ids, cap = EngineSide(), None, "", [], max_new_tokens + 8
     request = sglang_body(prompt, max_new_tokens)
     with closing(stream_post(endpoint, "/generate", request, timeouts, stop)) as stream:
-        for t, data in stream:
-            if data is DONE:
-                side.seconds = t
-                break
-            if data is None:
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
-                                 f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
-            if not isinstance(data, dict) or not isinstance(data.get("text", ""), str):
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an "
-                                 "object.")
+        for t, data in _objects(endpoint, stream, side):
+            if not isinstance(data.get("text", ""), str):
+                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk's text is not "
+                                 "text.")
             new_ids = _ints(data.get("output_ids"), "output_ids") or []
             chunk_text = data.get("text", "")
             if new_ids[:len(ids)] == ids and chunk_text.startswith(text):  # the default: everything so far
@@ -187,6 +172,21 @@ def read_sglang(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: 
             report = sglang_report(data.get("meta_info") or {}) or report
     side.timings = _timings(report)
     return side, report
+
+
+def _objects(endpoint: Endpoint, stream: Any, side: EngineSide) -> Any:
+    """(seconds, chunk object) of a stream until its [DONE] (whose time becomes ``side.seconds``); ArenaError for a
+    stream that ends without [DONE] or a chunk that is not a JSON object."""
+    for t, data in stream:
+        if data is DONE:
+            side.seconds = t
+            return
+        if data is None:
+            raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after "
+                             f"{sum(len(c.ids) for c in side.chunks)} tokens (no [DONE]).")
+        if not isinstance(data, dict):
+            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an object.")
+        yield t, data
 
 
 def _timings(report: SpecReport | None) -> dict[str, Any]:
