@@ -154,5 +154,5 @@ def test_the_recorded_gallery_is_complete_and_loads():
         trace = gallery.load(i)
         assert trace.result.preset == entry.preset and trace.result.mode == "sequential"
         assert not trace.result.errors
-        assert entry.outcome == outcome_of(trace.result.speedup)
+        assert entry.outcome == outcome_of(trace.result.speedup, trace.result.verdict)
         assert time.strptime(entry.recorded_at[:19], "%Y-%m-%dT%H:%M:%S")

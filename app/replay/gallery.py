@@ -15,12 +15,14 @@ from .tracefile import Trace, load_trace
 GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
 INDEX = "index.json"
 MAX_INDEX_BYTES = 200_000
-OUTCOMES = {"win": "faster", "loss": "slower", "even": "about the same"}
+OUTCOMES = {"win": "faster", "loss": "slower", "even": "about the same", "unmeasured": "not a measurement"}
 
 
-def outcome_of(speedup: float) -> str:
-    """"faster", "slower" or "about the same" for a measured speedup (the race's own band, speedup_verdict)."""
-    return OUTCOMES[speedup_verdict(speedup)]
+def outcome_of(speedup: float, verdict: Any = None) -> str:
+    """"faster", "slower", "about the same" or "not a measurement" for a measured speedup: the race's own verdict
+    (app/race/trust.py: level inside its noise or when nothing was drafted) when given, else the fixed band of
+    speedup_verdict."""
+    return OUTCOMES[verdict.kind if verdict is not None else speedup_verdict(speedup)]
 
 
 @dataclass(frozen=True)
@@ -102,5 +104,5 @@ def entry_for(trace: Trace, file: str, intended: str, title: str) -> Entry:
     """The index entry of a recorded `trace` saved as `file`."""
     r = trace.result
     return Entry(file=file, preset=r.preset, intended=intended, title=title,
-                 outcome=outcome_of(r.speedup), speedup=round(r.speedup, 3), mode=r.mode,
+                 outcome=outcome_of(r.speedup, r.verdict), speedup=round(r.speedup, 3), mode=r.mode,
                  recorded_at=trace.recorded_at, device_name=str(trace.environment.get("device_name") or ""))
