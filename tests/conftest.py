@@ -102,6 +102,18 @@ def page(server, browser):
     page.close()
 
 
+@pytest.fixture
+def engine_pair():
+    """(assisted, plain) fake engines answering in llama.cpp's format (tests/engine_fake.py); tests change their
+    modes (faults, formats)."""
+    from tests.engine_fake import Fake
+
+    fakes = Fake(spec=True), Fake(spec=False)
+    yield fakes
+    for fake in fakes:
+        fake.close()
+
+
 @pytest.fixture(scope="session")
 def llama_pair():
     """Two real llama-server processes on the offline SmolLM2 GGUF (offline-prompt-lookup): (assisted, plain), the

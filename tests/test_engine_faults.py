@@ -13,26 +13,17 @@ from app.engine import adapters, rounds
 from app.engine.http import Endpoint, Timeouts
 from app.engine.race import race_llamacpp, race_openai
 from app.race.result import RaceResult
-from tests.engine_fake import IDS, Fake
+from tests.engine_fake import IDS
 
 FAST = Timeouts(connect=2.0, read=1.0, total=10.0)
 
 
-@pytest.fixture
-def pair():
-    """An assisted fake and a plain fake; tests change their modes."""
-    fakes = Fake(spec=True), Fake(spec=False)
-    yield fakes
-    for fake in fakes:
-        fake.close()
+def _race(engine_pair, **kw):
+    return race_llamacpp(engine_pair[0].url, engine_pair[1].url, "hello", len(IDS), timeouts=FAST, **kw)
 
 
-def _race(pair, **kw):
-    return race_llamacpp(pair[0].url, pair[1].url, "hello", len(IDS), timeouts=FAST, **kw)
-
-
-def test_statuses_come_from_the_engines_per_chunk_counters(pair):
-    race = _race(pair)
+def test_statuses_come_from_the_engines_per_chunk_counters(engine_pair):
+    race = _race(engine_pair)
     out = race.to_dict()
     assert race.status_source == rounds.PER_STEP and out["assisted"]["status_source"] == "engine-per-step"
     assert [t["status"] for t in out["assisted"]["tokens"]] == [
@@ -43,11 +34,11 @@ def test_statuses_come_from_the_engines_per_chunk_counters(pair):
     assert out["identical"] is True and out["preset"] == "endpoint" and out["method"] == "llama.cpp ngram-simple"
     assert out["engine"]["name"] == "llama.cpp" and out["engine"]["version"] == "b0-fake"
     assert out["engine"]["reported"]["baseline"]["draft_n"] == 0
-    assert "POST /apply-template" in pair[0].requests
+    assert "POST /apply-template" in engine_pair[0].requests
 
 
-def test_the_json_keeps_every_key_of_a_transformers_race(pair):
-    out = _race(pair).to_dict()
+def test_the_json_keeps_every_key_of_a_transformers_race(engine_pair):
+    out = _race(engine_pair).to_dict()
     for key in ("preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
                 "speedup", "identical", "first_divergence", "why", "knobs", "threads"):
         assert key in out
@@ -70,11 +61,11 @@ def _one_line(excinfo) -> str:
                                          ("slow", "too slow"),
                                          ("malformed", "malformed output"),
                                          ("endless", "endless output")])
-def test_each_fault_is_one_line_without_a_hang(pair, mode, words):
-    pair[1].mode = mode
+def test_each_fault_is_one_line_without_a_hang(engine_pair, mode, words):
+    engine_pair[1].mode = mode
     start = time.monotonic()
     with pytest.raises(ArenaError) as excinfo:
-        _race(pair)
+        _race(engine_pair)
     assert words in _one_line(excinfo)
     assert "plain endpoint" in str(excinfo.value)
     assert time.monotonic() - start < 5
@@ -86,48 +77,48 @@ def test_a_down_engine_is_one_line():
     assert "is down: nothing answers at http://127.0.0.1:9" in _one_line(excinfo)
 
 
-def test_plain_against_plain_is_not_a_race(pair):
-    pair[0].spec = False
+def test_plain_against_plain_is_not_a_race(engine_pair):
+    engine_pair[0].spec = False
     with pytest.raises(ArenaError, match="no speculative decoding configured.*plain against plain is not a race"):
-        _race(pair)
-    pair[0].slots = False  # a server that does not say: it drafts nothing, so it is refused after the request
+        _race(engine_pair)
+    engine_pair[0].slots = False  # a server that does not say: it drafts nothing, so it is refused after the request
     with pytest.raises(ArenaError, match="drafted nothing.*plain against plain is not a race"):
-        _race(pair)
+        _race(engine_pair)
 
 
-def test_a_plain_endpoint_that_drafts_is_refused(pair):
-    pair[1].spec = True
+def test_a_plain_endpoint_that_drafts_is_refused(engine_pair):
+    engine_pair[1].spec = True
     with pytest.raises(ArenaError, match="plain endpoint .* speculates"):
-        _race(pair)
+        _race(engine_pair)
 
 
-def test_one_llamacpp_endpoint_asks_for_a_plain_partner(pair):
+def test_one_llamacpp_endpoint_asks_for_a_plain_partner(engine_pair):
     with pytest.raises(ArenaError, match="--plain-endpoint URL2"):
-        race_llamacpp(pair[0].url, None, "x", 4, timeouts=FAST)
+        race_llamacpp(engine_pair[0].url, None, "x", 4, timeouts=FAST)
 
 
-def test_a_wrong_model_name_is_one_line(pair):
+def test_a_wrong_model_name_is_one_line(engine_pair):
     with pytest.raises(ArenaError, match="Wrong model name 'other'"):
-        _race(pair, model="other")
-    pair[1].mode = "model404"
+        _race(engine_pair, model="other")
+    engine_pair[1].mode = "model404"
     with pytest.raises(ArenaError, match="does not serve that model"):
-        race_openai("vllm", pair[0].url, pair[1].url, "x", 4, timeouts=FAST, model="nope")
+        race_openai("vllm", engine_pair[0].url, engine_pair[1].url, "x", 4, timeouts=FAST, model="nope")
 
 
-def test_stop_closes_the_connection_at_once(pair):
-    pair[1].mode = "slow"
+def test_stop_closes_the_connection_at_once(engine_pair):
+    engine_pair[1].mode = "slow"
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     start = time.monotonic()
     with pytest.raises(StoppedError):
-        race_llamacpp(pair[0].url, pair[1].url, "x", len(IDS), stop=stop, timeouts=Timeouts(read=30.0))
+        race_llamacpp(engine_pair[0].url, engine_pair[1].url, "x", len(IDS), stop=stop, timeouts=Timeouts(read=30.0))
     assert time.monotonic() - start < 2
 
 
 @pytest.mark.parametrize("engine, shape", [("vllm", "choice"), ("vllm", "metrics"), ("sglang", None)])
-def test_vllm_and_sglang_formats(pair, engine, shape):
-    pair[0].vllm_shape = shape
-    race = race_openai(engine, pair[0].url, pair[1].url, "hello", len(IDS), timeouts=FAST, model="fake")
+def test_vllm_and_sglang_formats(engine_pair, engine, shape):
+    engine_pair[0].vllm_shape = shape
+    race = race_openai(engine, engine_pair[0].url, engine_pair[1].url, "hello", len(IDS), timeouts=FAST, model="fake")
     out = race.to_dict()
     assert out["identical"] and out["baseline"]["token_ids"] == IDS
     assert sum(r["accepted"] for r in out["assisted"]["rounds"]) == 4
@@ -139,10 +130,10 @@ def test_vllm_and_sglang_formats(pair, engine, shape):
         assert out["engine"]["reported"]["assisted"]["engine_fields"]["spec_verify_ct"] == 2
 
 
-def test_vllm_without_per_request_metrics_is_not_a_race(pair):
-    pair[0].spec = False
+def test_vllm_without_per_request_metrics_is_not_a_race(engine_pair):
+    engine_pair[0].spec = False
     with pytest.raises(ArenaError, match="per-request-spec-decode-stats.*not a race"):
-        race_openai("vllm", pair[0].url, pair[1].url, "x", 4, timeouts=FAST, model="fake")
+        race_openai("vllm", engine_pair[0].url, engine_pair[1].url, "x", 4, timeouts=FAST, model="fake")
 
 
 def test_reports_read_the_engines_field_names():

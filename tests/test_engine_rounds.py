@@ -11,7 +11,7 @@ from app.cli import main
 from app.core.presets import get_preset
 from app.deploy.build import deploy
 from app.engine import rounds, server
-from tests.engine_fake import IDS, Fake
+from tests.engine_fake import IDS
 
 
 def _statuses(counters, n=None):
@@ -44,24 +44,16 @@ def test_in_order_steps_start_after_the_prefill_token():
     assert [s.start for s in steps] == [1, 3]
 
 
-@pytest.fixture
-def fakes():
-    pair = Fake(spec=True), Fake(spec=False)
-    yield pair
-    for fake in pair:
-        fake.close()
-
-
-def test_the_cli_prints_one_json_object(fakes, capsys):
-    assert main(["race", "--endpoint", fakes[0].url, "--plain-endpoint", fakes[1].url, "--prompt", "hi",
+def test_the_cli_prints_one_json_object(engine_pair, capsys):
+    assert main(["race", "--endpoint", engine_pair[0].url, "--plain-endpoint", engine_pair[1].url, "--prompt", "hi",
                  "--max-new-tokens", str(len(IDS)), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["engine"]["reported"]["assisted"]["draft_n_accepted"] == 4 and out["identical"]
 
 
-def test_the_cli_says_a_fault_in_one_line(fakes, capsys):
-    fakes[0].mode = "http500"
-    assert main(["race", "--endpoint", fakes[0].url, "--plain-endpoint", fakes[1].url, "--prompt", "hi",
+def test_the_cli_says_a_fault_in_one_line(engine_pair, capsys):
+    engine_pair[0].mode = "http500"
+    assert main(["race", "--endpoint", engine_pair[0].url, "--plain-endpoint", engine_pair[1].url, "--prompt", "hi",
                  "--json"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "HTTP 500" in captured.err
@@ -81,11 +73,11 @@ def test_serve_uses_the_deploy_command_with_the_packaged_file():
     assert argv[argv.index("-m") + 1].endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
-def test_an_engine_race_saves_a_trace_that_replays(fakes, tmp_path, capsys):
+def test_an_engine_race_saves_a_trace_that_replays(engine_pair, tmp_path, capsys):
     from app.replay.tracefile import load_trace
 
     trace, page = tmp_path / "engine.json", tmp_path / "engine.html"
-    assert main(["race", "--endpoint", fakes[0].url, "--plain-endpoint", fakes[1].url, "--prompt", "hi",
+    assert main(["race", "--endpoint", engine_pair[0].url, "--plain-endpoint", engine_pair[1].url, "--prompt", "hi",
                  "--max-new-tokens", str(len(IDS)), "--save-trace", str(trace), "--json"]) == 0
     loaded = load_trace(trace)
     assert loaded.settings["engine"] == "llama.cpp" and loaded.data["result"]["engine"]["name"] == "llama.cpp"
@@ -94,12 +86,12 @@ def test_an_engine_race_saves_a_trace_that_replays(fakes, tmp_path, capsys):
     assert "llama.cpp" in page.read_text(encoding="utf-8")
 
 
-def test_bench_races_an_endpoint_into_the_same_files(fakes, tmp_path, capsys):
+def test_bench_races_an_endpoint_into_the_same_files(engine_pair, tmp_path, capsys):
     suite = tmp_path / "suite.jsonl"
     suite.write_text('{"prompt": "a", "category": "qa"}\n{"prompt": "b", "category": "code-editing"}\n',
                      encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["bench", "--endpoint", fakes[0].url, "--plain-endpoint", fakes[1].url, "--suite", str(suite),
+    assert main(["bench", "--endpoint", engine_pair[0].url, "--plain-endpoint", engine_pair[1].url, "--suite", str(suite),
                  "--max-new-tokens", str(len(IDS)), "--out", str(out), "--no-warm-up"]) == 0
     rows = json.loads((out / "results.json").read_text(encoding="utf-8"))["runs"]
     assert [r["preset"] for r in rows] == ["endpoint", "endpoint"]

@@ -41,7 +41,7 @@ class Race:
         self.workers = Workers(setup, sequential, seed, self.stop_event, self.events_queue.put)
         self.reader = Reader(setup)
 
-    # ----- what the parts hold, read by followers and tests ---------------------------------------------------------
+    # ----- what followers and tests read (the rest is on ``self.workers`` and ``self.reader``) ---------------------
     @property
     def records(self) -> dict[str, SideRecord]:
         return self.reader.records
@@ -51,34 +51,10 @@ class Race:
         return self.workers.streamers
 
     @property
-    def threads(self) -> list[threading.Thread]:
-        return self.workers.threads
-
-    @property
-    def threads_per_side(self) -> int | None:
-        return self.workers.threads_per_side
-
-    @property
-    def policy(self) -> Any:
-        return self.workers.policy
-
-    @property
-    def verify_cost(self) -> Any:
-        return self.workers.verify_cost
-
-    @property
-    def kept(self) -> Any:
-        """The kept plain run this race races (None: plain runs now)."""
-        return self.workers.kept
-
-    @property
-    def kept_check(self) -> Any:
-        return self.workers.kept_check
-
-    @property
     def kept_at(self) -> float | None:
         """When the kept plain run this race used was recorded (seconds since the epoch); None: plain ran now."""
-        return self.kept.recorded_at if self.kept is not None else None
+        kept = self.workers.kept
+        return kept.recorded_at if kept is not None else None
 
     @property
     def done(self) -> bool:
@@ -115,7 +91,7 @@ class Race:
     # ----- reader ---------------------------------------------------------------------------------------------------
     def _record(self, event: Event) -> None:
         rec = self.reader.record(event)
-        if isinstance(event, DoneEvent) and event.side == "baseline" and self.kept is None and self._ghost_key \
+        if isinstance(event, DoneEvent) and event.side == "baseline" and self.workers.kept is None and self._ghost_key \
                 and not (rec.error or rec.stopped):
             self.ghosts.put(self._ghost_key, kept_from(rec))
 
@@ -156,7 +132,7 @@ class Race:
 
     # ----- result ---------------------------------------------------------------------------------------------------
     def _assisted(self) -> AssistedResult:
-        rec, args, policy = self.records["assisted"], self.setup.args, self.policy
+        rec, args, policy = self.records["assisted"], self.setup.args, self.workers.policy
         schedule = args.draft_policy or args.drafter_config.get("num_assistant_tokens_schedule")
         # rounds the cost-aware schedule drafted nothing in (every round of a side that decoded plainly)
         skipped = 0 if policy is None else len(rec.rounds) if policy.plain else policy.rounds_skipped
@@ -172,9 +148,9 @@ class Race:
             mode="sequential" if self.sequential else "concurrent", do_sample=p.do_sample, device=self.setup.device,
             baseline=SideResult(**self.reader.side("baseline")), assisted=self._assisted(),
             errors={s: r.error for s, r in self.records.items() if r.error},
-            stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.threads_per_side,
+            stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.workers.threads_per_side,
             dtype=getattr(getattr(self.setup, "target", None), "dtype", None),
             baseline_kept_at=self.kept_at,
-            baseline_check=self.kept_check.to_dict() if self.kept_check is not None else None)
-        result.why = explain(result, result.knobs, self.verify_cost)
+            baseline_check=self.workers.kept_check.to_dict() if self.workers.kept_check is not None else None)
+        result.why = explain(result, result.knobs, self.workers.verify_cost)
         return result

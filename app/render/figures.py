@@ -37,15 +37,15 @@ def badge_html(result: RaceResult | None, lossless: bool = True) -> str:
 
 
 def speed_card(result: RaceResult | None, label: str, note: str, cls: str) -> str:
-    """The speedup card; a speedup below 1 is a slowdown, in colour ('speed-loss') and words."""
-    verdict = result.verdict if result else None
-    kind = verdict.kind if verdict else ""
-    lead = {"loss": "slower than plain decoding", "even": "level: " + (verdict.reason if verdict else ""),
-            "unmeasured": verdict.reason if verdict else ""}.get(kind)
-    note = f"{lead} \u00b7 {note}" if lead else note
-    verdict = kind
-    return card_html(f"{result.speedup:.2f}\u00d7" if result else "\u2013", label, note,
-                     f"stat-speedup {cls} speed-{verdict}" if verdict else f"stat-speedup {cls}")
+    """The speedup card in the race's own verdict (app/race/trust.py): a slowdown in colour ('speed-loss') and words,
+    level or not a measurement with the reason."""
+    if result is None:
+        return card_html("\u2013", label, note, f"stat-speedup {cls}")
+    verdict = result.verdict
+    lead = {"loss": "slower than plain decoding", "even": f"level: {verdict.reason}",
+            "unmeasured": verdict.reason}.get(verdict.kind)
+    return card_html(f"{result.speedup:.2f}\u00d7", label, f"{lead} \u00b7 {note}" if lead else note,
+                     f"stat-speedup {cls} speed-{verdict.kind}")
 
 
 def race_cards(result: RaceResult) -> list[str]:

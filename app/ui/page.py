@@ -15,7 +15,7 @@ from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import CSS, PAGE_CSS, make_theme
-from .uploads import MULTIPART_OVERHEAD, UploadCap
+from .uploads import UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
@@ -47,7 +47,7 @@ def launch_kwargs() -> dict:
 
 def upload_cap() -> dict:
     """FastAPI arguments that cap one upload request's whole body (gradio's ``max_file_size`` caps each file)."""
-    return {"middleware": [Middleware(UploadCap, limit=MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD)]}
+    return {"middleware": [Middleware(UploadCap, files_limit=MAX_UPLOAD_BYTES)]}
 
 
 @dataclass

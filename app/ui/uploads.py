@@ -63,12 +63,14 @@ class _TooLarge(Exception):
 
 
 class UploadCap:
-    """ASGI middleware: an upload request (``POST .../upload``) whose body is over `limit` bytes is refused with 413,
-    from its Content-Length or while it streams, whatever the number of files in it; gradio's ``max_file_size`` only
-    caps each file (docs/DESIGN.md §4.5)."""
+    """ASGI middleware: an upload request (``POST .../upload``) whose files add up to more than `files_limit` bytes
+    (its body over that plus :data:`MULTIPART_OVERHEAD`) is refused with 413, from its Content-Length or while it
+    streams, whatever the number of files in it; gradio's ``max_file_size`` only caps each file (docs/DESIGN.md
+    §4.5)."""
 
-    def __init__(self, app: Any, limit: int):
-        self.app, self.limit = app, limit
+    def __init__(self, app: Any, files_limit: int):
+        self.app, self.files_limit = app, files_limit
+        self.limit = files_limit + MULTIPART_OVERHEAD  # the body: the files plus their multipart framing
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST" or \
@@ -99,7 +101,7 @@ class UploadCap:
                 await self._refuse(send)
 
     async def _refuse(self, send: Any) -> None:
-        body = TOO_LARGE.format(round((self.limit - MULTIPART_OVERHEAD) / 1e6, 1)).encode()
+        body = TOO_LARGE.format(round(self.files_limit / 1e6, 1)).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
