@@ -141,7 +141,10 @@ def test_markup_typed_in_the_target_box_stays_text_in_the_popup(public_page):
         try:
             page = chromium.load(browser.new_page(viewport={"width": 1440, "height": 900}), url)
             page.locator("#models-box").get_by_text("Models", exact=True).first.click()
-            page.locator("#target textarea, #target input").first.fill(IMG)
+            box = page.locator("#target textarea, #target input").first
+            box.fill(IMG)
+            box.press("Tab")  # leave the box, so the page has taken the value before Race reads it
+            expect(box).to_have_value(IMG)
             page.locator("#run-btn").click()
             expect(page.locator('[data-testid="toast-body"]').first).to_be_visible(timeout=30_000)
             toasts = page.locator('[data-testid="toast-body"]')
@@ -152,9 +155,21 @@ def test_markup_typed_in_the_target_box_stays_text_in_the_popup(public_page):
 
 
 @pytest.mark.slow
-def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page):
-    """The probe's three /measure-style jobs, each with its own forged X-Forwarded-For: one runs, two are refused."""
+def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page, monkeypatch):
+    """The probe's three /measure-style jobs, each with its own forged X-Forwarded-For: one runs, two are refused.
+    The first race is held at its start until the other two have been answered, so a quick machine cannot finish it
+    before they join."""
+    from app.race.lifecycle import RaceRun
+
     url, app = public_page
+    started, release, run = threading.Event(), threading.Event(), RaceRun.run
+
+    def held(self):
+        started.set()
+        release.wait(120)
+        return run(self)
+
+    monkeypatch.setattr(RaceRun, "run", held)
     race = page_client.event_named(app.demo.get_config_file(), "race")  # the named API: one input per parameter
     names = [p.name for p in parameters()]
     data = [p["props"].get("value") for p in race["inputs"]]
@@ -163,13 +178,14 @@ def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page):
     with httpx.Client(timeout=120, headers={"X-Forwarded-For": "8.8.8.8"}) as http:
         first = threading.Thread(target=lambda: done.append(page_client.send(http, url, race["fn_index"], data, 180)))
         first.start()
-        time.sleep(1.0)
+        assert started.wait(120), "the first race did not start"
         try:
             for forged in ("9.9.9.9", "1.1.1.1, 127.0.0.1"):
                 with httpx.Client(timeout=60, headers={"X-Forwarded-For": forged}) as other:
                     outcome, detail = page_client.send(other, url, race["fn_index"], data, 60)
                 assert outcome == "clean_errors" and BUSY in detail, detail
         finally:
+            release.set()
             first.join(180)
     assert done and done[0][0] == "results", done
 
