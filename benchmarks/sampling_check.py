@@ -21,7 +21,7 @@ import torch
 
 from app.core.presets import get_preset
 from app.core.requests import Limits
-from app.race.distribution import CheckSettings, sampling_check
+from app.race.sampling_check import CheckSettings, sampling_check
 from app.race.prepare import prepare
 
 PRESETS = ("offline-prompt-lookup", "offline-early-exit", "offline-uad")

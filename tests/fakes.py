@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from app.bench.suite import SuitePrompt
 from app.race.result import AssistedResult, RaceResult, Round, SideResult
-from app.race.why import explain
+from app.race.why import explain_race
 from tests.helpers import make_preset
 
 PROMPTS = [SuitePrompt("s1", "Summarise: a b c", "summarisation", "tune"),
@@ -36,7 +36,7 @@ def fake_result(preset, assisted_seconds: float, rounds: list[Round], diverge_at
                         SideResult("b", ids, 1.0, 0.2, [0.2 + 0.1 * i for i in range(8)]),
                         AssistedResult("a", other, assisted_seconds, 0.2, [0.2] * 8, rounds=rounds),
                         errors=errors or {}, stopped=stopped, knobs=preset.knobs())
-    result.why = explain(result, result.knobs)
+    result.why = explain_race(result, result.knobs)
     return result
 
 

@@ -11,7 +11,7 @@ from app.core.errors import ArenaError
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.race.stats import acceptance_by_position
 from app.core.theory import break_even_acceptance
-from app.race.why import explain, step_seconds, verify_slope
+from app.race.why import explain_race, step_seconds, verify_slope
 
 STEP = 0.05
 
@@ -33,7 +33,7 @@ def fake_result(rounds: list[Round], baseline_tokens: int = 20, method: str = "p
                         AssistedResult("x", ids, t, times[0] if times else None, times, tokens=tokens, rounds=rounds,
                                        draft_policy="cost-aware", skipped_rounds=1),
                         knobs={"prompt_lookup_num_tokens": 4})
-    result.why = explain(result, result.knobs)
+    result.why = explain_race(result, result.knobs)
     return result
 
 

@@ -179,7 +179,7 @@ def test_a_race_crosses_the_worker_boundary_and_renders(zero_app, tiny, one_torc
 
 
 def test_the_sampling_check_crosses_the_worker_boundary(zero_app, tiny, one_torch_thread):
-    from app.ui.race.distribution import CheckState, check_seconds
+    from app.ui.race.sampling_check import CheckState, check_seconds
 
     app, fake = zero_app
     check = app.race.check

@@ -11,7 +11,7 @@ from app.race.ghosts import GhostCache
 from app.race.lifecycle import RaceRun
 from app.race.result import AssistedResult, RaceResult, Round, SideResult
 from app.race.trust import KeptCheck, check_kept, noise_band, steps, unexplained, verdict
-from app.render.explain import speedup_words
+from app.render.why_panel import speedup_words
 from app.cli.race import stats_line
 from app.core.requests import RaceRequest
 from app.ui.race.handlers import finished_status

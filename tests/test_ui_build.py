@@ -19,8 +19,8 @@ from app.core.presets import load_presets
 from app.core.requests import Limits, build_request
 from app.race.methods import METHODS
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
-from app.render.figures import badge_html, rounds_chart_html, stats_html
-from app.render.machine import hardware_html
+from app.render.figures import badge_html, rounds_chart_html, race_stats_html
+from app.render.hardware import hardware_html
 from app.render.panes import PaneView, legend_html, pane_html, round_of_tokens, tokens_html
 from app.ui.config import UIConfig, parse_args
 from app.ui.html import status_html
@@ -256,10 +256,10 @@ def _result(baseline_seconds: float = 1.5, assisted_seconds: float = 1.0, assist
 
 
 def test_stats_show_speedup_label_and_badges():
-    html = stats_html(_result(), race=_result(), measured=None)
+    html = race_stats_html(_result(), race=_result(), measured=None)
     assert "1.50\u00d7" in html and "both runs shared the machine" in html and "badge-identical" in html
     assert "40%" in html and "2.00" in html and "race in the fair mode for a measured figure" in html
-    both = stats_html(_result(mode="sequential"), race=_result(),
+    both = race_stats_html(_result(mode="sequential"), race=_result(),
                       measured=_result(baseline_seconds=1.2, mode="sequential"))
     assert "1.20\u00d7" in both and "1.50\u00d7" in both
     sampled = badge_html(_result(assisted_ids=(1, 2, 9), do_sample=True))

@@ -13,7 +13,7 @@ import pytest
 from app.core.errors import ArenaError
 from app.core.knobs import knobs_text
 from app.race.tracer import Detokenizer
-from app.render.explain import why_html
+from app.render.why_panel import why_panel_html
 from app.replay.gallery import load_gallery
 from app.replay.tracefile import parse_trace
 from app.ui.replay.render import gallery_samples, outcome_text
@@ -94,7 +94,7 @@ def lookup_race(**why):
 
 
 def test_the_why_panel_explains_prompt_lookups_free_drafting():
-    html = why_html(lookup_race(cost_ratio=0.0001, verify_slope=0.0, break_even_acceptance=0.0))
+    html = why_panel_html(lookup_race(cost_ratio=0.0001, verify_slope=0.0, break_even_acceptance=0.0))
     assert "pays off above 0%" not in html
     assert "drafting is free" in html and "the cost is verifying" in html
     assert "any accepted draft pays" in html
@@ -102,7 +102,7 @@ def test_the_why_panel_explains_prompt_lookups_free_drafting():
 
 
 def test_the_positions_figure_has_a_scale_and_its_words_clear_of_the_bars():
-    html = why_html(lookup_race(break_even_acceptance=0.3))
+    html = why_panel_html(lookup_race(break_even_acceptance=0.3))
     figure = html[html.index('class="why-plot"'):html.index('class="why-xs"')]
     assert all(f">{v}%<" in figure for v in (0, 50, 100))  # the axis
     assert "break-even" not in re.sub(r'title="[^"]*"', "", figure)  # the line has no label over the bars
@@ -113,7 +113,7 @@ def test_the_positions_figure_has_a_scale_and_its_words_clear_of_the_bars():
 
 def test_a_drafter_race_gets_no_copying_note():
     result = lookup_race()
-    assert "copies its drafts" not in why_html(dataclasses.replace(result, method="drafter"))
+    assert "copies its drafts" not in why_panel_html(dataclasses.replace(result, method="drafter"))
 
 
 # ----- planner progress ----------------------------------------------------------------------------------------

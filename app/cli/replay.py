@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def summary(trace: Trace) -> str:
     """A few lines about the trace: the race, where and when, the figures, the verdict."""
     from ..render.figures import MODE_LABELS
-    from ..render.machine import machine_text, versions_text, when_text
+    from ..render.hardware import machine_text, versions_text, when_text
     from .race import stats_line
 
     r = trace.result

@@ -12,7 +12,7 @@ from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import get_preset
 from ..core.requests import Limits, RaceRequest, build_request, check_preset_id
-from ..race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings
+from ..race.sampling_check_result import SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings
 from .common import add_knob_flags, emit, given, progress_logger
 
 #: Preset fields a flag of the same name overrides.
@@ -82,7 +82,7 @@ def print_human(result: CheckResult, out=None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..race.distribution import sampling_check
+    from ..race.sampling_check import sampling_check
 
     if args.threads is not None and args.threads < 1:
         raise ArenaError(f"--threads must be at least 1; got {args.threads}.")

@@ -16,7 +16,7 @@ from .prepare import RaceSetup
 from .reader import SIDES, RaceSnapshot, Reader, SideRecord, SideSnapshot
 from .result import AssistedResult, RaceResult, SideResult
 from .tracer import DoneEvent, Event
-from .why import explain
+from .why import explain_race
 from .workers import StepClock, Workers, describe_error
 
 __all__ = ["SIDES", "Race", "RaceSnapshot", "SideRecord", "SideSnapshot", "StepClock", "describe_error"]
@@ -152,5 +152,5 @@ class Race:
             dtype=getattr(getattr(self.setup, "target", None), "dtype", None),
             baseline_kept_at=self.kept_at,
             baseline_check=self.workers.kept_check.to_dict() if self.workers.kept_check is not None else None)
-        result.why = explain(result, result.knobs, self.workers.verify_cost)
+        result.why = explain_race(result, result.knobs, self.workers.verify_cost)
         return result

@@ -104,7 +104,7 @@ def compare_sequences(plain: Sequence[Sequence[int]], assisted: Sequence[Sequenc
                       seed: int, alpha: float = ALPHA) -> list[Comparison]:
     """Marginals at positions 1..`tokens`, then the joint of the first two tokens (when `tokens` >= 2).
 
-    Sequences hold `tokens` categories each (see :func:`app.race.distribution.categories`). Every comparison
+    Sequences hold `tokens` categories each (see :func:`app.race.sampling_check.categories`). Every comparison
     is tested at alpha / (number of comparisons).
     """
     tests = tokens + (1 if tokens >= 2 else 0)

@@ -61,7 +61,7 @@ def verify_slope(rounds: Sequence[Any], step: float) -> float | None:
     return max(0.0, b / a) if a > 0 else max(0.0, b / step)
 
 
-def explain(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
+def explain_race(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     """The explanation of a finished race (an app.race.result.RaceResult; knobs: the method knobs it ran with;
     verify: the race's measured verification curve (app.race.costs.VerifyCost), whose slope, timed in
     isolation, is steadier than a fit on the race's own rounds; without it the rounds are fitted)."""

@@ -64,7 +64,7 @@ def ttft_card(result: RaceResult) -> str:
                      "time to first token", "baseline / assisted")
 
 
-def stats_html(latest: RaceResult | None, race: RaceResult | None = None, measured: RaceResult | None = None,
+def race_stats_html(latest: RaceResult | None, race: RaceResult | None = None, measured: RaceResult | None = None,
                lossless: bool = True) -> str:
     """The Race tab's after-run figures. latest: the result whose rounds, acceptance and TTFT are shown; race / measured:
     a concurrent / sequential result for the same settings, or None; lossless: whether a divergence is expected."""

@@ -8,7 +8,7 @@ from ..race.methods import METHODS
 from ..race.result import RaceResult, Token
 from ..render.figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
 from ..render.html import esc
-from ..render.machine import machine_text, versions_text, when_text
+from ..render.hardware import machine_text, versions_text, when_text
 from ..render.panes import PaneView, legend_html, pane_html, subtitles
 from ..render.player import JS, SPEEDS
 from .assets import CSS
@@ -61,7 +61,7 @@ def controls_html(speed: float) -> str:
             '<span class="clock" id="clock" aria-live="off">final state</span></section>')
 
 
-def stats_html(trace: Trace) -> str:
+def final_figures_html(trace: Trace) -> str:
     """The final figures, hidden while the replay runs (the player shows them at the end)."""
     r = trace.result
     label, note = MODE_LABELS[r.mode]
@@ -118,5 +118,5 @@ def replay_html(trace: Trace, speed: float = 1.0) -> str:
             f'<meta name="generator" content="assisted-decoding-arena replay"><title>{esc(title)}</title>'
             f'<style>{CSS}</style></head>\n'
             f'<body data-state="static" data-speed="{min(8.0, max(0.25, float(speed))):g}"><main class="wrap">'
-            f'{header_html(trace)}{controls_html(speed)}{panes_html(trace)}{legend}{stats_html(trace)}'
+            f'{header_html(trace)}{controls_html(speed)}{panes_html(trace)}{legend}{final_figures_html(trace)}'
             f'{chart}{setup_html(trace)}</main>\n<script>{JS}</script></body></html>\n')

@@ -25,11 +25,11 @@ from ..html import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
-from ...render.explain import speedup_words, why_html
+from ...render.why_panel import speedup_words, why_panel_html
 from ...render.panes import PaneView, legend_html, pane_html, subtitles
 from .session import Session
-from ...render.figures import rounds_chart_html, stats_html
-from ...render.machine import hardware_html
+from ...render.figures import rounds_chart_html, race_stats_html
+from ...render.hardware import hardware_html
 
 #: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
 TICK = 0.15
@@ -274,7 +274,7 @@ class RaceHandlers:
         live.replaying = False
         session.remember(result.mode, request.signature, result)
         diverge = None if result.identical or result.prefix_only else result.first_divergence
-        stats = stats_html(result, session.paired("concurrent", request.signature),
+        stats = race_stats_html(result, session.paired("concurrent", request.signature),
                            session.paired("sequential", request.signature), session.lossless)
         if result.errors:
             status = status_html("; ".join(f"{s}: {m}" for s, m in result.errors.items()), "error")
@@ -283,7 +283,7 @@ class RaceHandlers:
         else:
             status = finished_status(result)
         return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
-                self.ui.stats: stats, self.ui.why: why_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds),
+                self.ui.stats: stats, self.ui.why: why_panel_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds),
                 **self.ui.downloads.ready(request, result)}
 
     def _failed(self, session: Session, message: str) -> dict:

@@ -17,13 +17,13 @@ from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
                        methods_overview, preset_choices, preset_state)
-from .distribution import DistributionPanel
+from .sampling_check import SamplingCheckPanel
 from .handlers import RaceHandlers, machine_facts
 from ...render.panes import PaneView, legend_html, pane_html
-from ...render.explain import why_html
+from ...render.why_panel import why_panel_html
 from .session import Session
-from ...render.figures import rounds_chart_html, stats_html
-from ...render.machine import hardware_html
+from ...render.figures import rounds_chart_html, race_stats_html
+from ...render.hardware import hardware_html
 
 #: Scrolls a pane's text to the newest token whenever its HTML changes.
 FOLLOW_JS = "watch('value', () => { const b = element.querySelector('.pane-body'); if (b) b.scrollTop = b.scrollHeight; });"
@@ -121,11 +121,11 @@ class RaceTab:
 
     def _results(self) -> None:
         u = self.ui
-        u.stats = gr.HTML(stats_html(None), elem_id="stats", js_on_load=None)
-        u.why = gr.HTML(why_html(None), elem_id="why", js_on_load=None)
+        u.stats = gr.HTML(race_stats_html(None), elem_id="stats", js_on_load=None)
+        u.why = gr.HTML(why_panel_html(None), elem_id="why", js_on_load=None)
         u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
         u.downloads = RaceDownloads(self.config).build()  # the last race's trace and replay page, the share link
-        self.check = DistributionPanel(self.config).build()  # lossless in distribution? (docs/DESIGN.md §5.15)
+        self.check = SamplingCheckPanel(self.config).build()  # lossless in distribution? (docs/DESIGN.md §5.15)
         with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
             u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
 

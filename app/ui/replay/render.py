@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...core.errors import ArenaError
 from ...replay.gallery import Gallery, load_gallery
-from ...render.machine import machine_text, when_text
+from ...render.hardware import machine_text, when_text
 from ...replay.tracefile import Trace
 from ...render.html import esc
 from ..html import status_html

@@ -11,8 +11,8 @@ import pytest
 from app.core.knobs import KNOBS
 from app.ui.config import UIConfig
 from app.ui.race.controls import CONTROL_NAMES
-from app.ui.race.distribution import DEFAULT_SAMPLES, DEFAULT_TOKENS, CheckState, DistributionPanel, check_seconds
-from app.ui.race.distribution_html import check_html
+from app.ui.race.sampling_check import DEFAULT_SAMPLES, DEFAULT_TOKENS, CheckState, SamplingCheckPanel, check_seconds
+from app.ui.race.sampling_check_html import check_html
 from tests import tiny_vocab
 from tests.helpers import race_controls
 from tests.helpers import by_elem_id
@@ -21,7 +21,7 @@ from tests.helpers import by_elem_id
 @pytest.fixture(scope="module")
 def panel():
     with gr.Blocks():
-        return DistributionPanel(UIConfig(allow_local_models=True)).build()
+        return SamplingCheckPanel(UIConfig(allow_local_models=True)).build()
 
 
 def controls(small, **changes) -> list:

@@ -11,14 +11,14 @@ import gradio as gr
 
 from ...core.errors import StoppedError
 from ...core.knobs import KNOB_TABLE, REQUEST
-from ...race.distribution_result import SAMPLES, TOKENS, TOP_K, CheckSettings, check_work_tokens
+from ...race.sampling_check_result import SAMPLES, TOKENS, TOP_K, CheckSettings, check_work_tokens
 from .. import gpu
 from ..config import UIConfig
 from ..boundary import failure_text
 from ..html import status_html
 from ..streaming import PerSession, run_streaming
 from .controls import CONTROL_NAMES, request_from_controls
-from .distribution_html import check_html, empty_html
+from .sampling_check_html import check_html, empty_html
 
 #: The page's defaults: on the offline default preset these take about two minutes on a 2-core CPU (README).
 DEFAULT_SAMPLES, DEFAULT_TOKENS = 300, 4
@@ -49,13 +49,13 @@ def check_seconds(samples: Any = None, tokens: Any = None, *rest: Any) -> int:
         return gpu.work_seconds(check_work_tokens(DEFAULT_SAMPLES, DEFAULT_TOKENS))
 
 
-class DistributionPanel:
+class SamplingCheckPanel:
     """Builds the check's controls (:meth:`build`, inside the tab's layout) and wires them (:meth:`wire`)."""
 
     def __init__(self, config: UIConfig):
         self.config = config
 
-    def build(self) -> "DistributionPanel":
+    def build(self) -> "SamplingCheckPanel":
         with gr.Accordion("Lossless in distribution? Sampling check", open=False, elem_id="check-box"):
             with gr.Row():
                 self.samples = gr.Number(DEFAULT_SAMPLES, precision=0, minimum=SAMPLES.low, maximum=SAMPLES.high,
@@ -118,7 +118,7 @@ class DistributionPanel:
             state.running = False
 
     def _run(self, state: CheckState, samples: Any, tokens: Any, top_k: Any, values: dict) -> Iterator:
-        from ...race.distribution import sampling_check
+        from ...race.sampling_check import sampling_check
 
         request = request_from_controls(values, self.config.limits)
         settings = check_settings(samples, tokens, top_k, values, request.seed)

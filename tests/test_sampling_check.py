@@ -13,9 +13,9 @@ import torch
 import transformers.generation.utils as generation_utils
 from transformers import PreTrainedTokenizerFast
 
-from app.race import costs, distribution, drafting, hooks
+from app.race import costs, drafting, hooks, sampling_check as check_module
 from app.race.costs import VerifyCost
-from app.race.distribution import (CheckSettings, Sampler, call_seeds, check_work_tokens, sampling_check,
+from app.race.sampling_check import (CheckSettings, Sampler, call_seeds, check_work_tokens, sampling_check,
                                    sampling_preset)
 from app.race.prepare import prepare
 from app.race.sampling_stats import compare
@@ -60,8 +60,8 @@ def drafting_pays(monkeypatch):
     the schedule's choices and the check's samples, are the same on every run."""
     ticks = itertools.count()
     monkeypatch.setattr(costs, "CLOCK", lambda: next(ticks) * 0.001)
-    real = distribution.calibrate
-    monkeypatch.setattr(distribution, "calibrate",
+    real = check_module.calibrate
+    monkeypatch.setattr(check_module, "calibrate",
                         lambda setup, threads: real(setup, threads) and VerifyCost(1.0, 0.3, 8))
     monkeypatch.setattr(drafting, "_draft_share_prior", lambda setup, cost, threads: 0.05)
 

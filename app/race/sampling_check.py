@@ -22,7 +22,7 @@ from ..core.errors import StoppedError
 from ..core.loader import MODEL_CACHE, ModelCache, Progress
 from ..core.presets import Preset
 from ..core.requests import Limits
-from .distribution_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings,  # noqa: F401 - re-exported
+from .sampling_check_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings,  # noqa: F401 - re-exported
                                   check_work_tokens)
 from .drafting import calibrate, policy_factory
 from .hooks import bind_tracer

@@ -117,7 +117,7 @@ def _copy_note(result: RaceResult, why: Any) -> str:
             f'that keeps k copied tokens saves k passes.{more}</div>')
 
 
-def why_html(result: RaceResult | None) -> str:
+def why_panel_html(result: RaceResult | None) -> str:
     """The panel for a finished race (an empty hint before the first)."""
     if result is None or result.why is None:
         return '<div class="why why-empty">After a race: why it was faster or slower, and what to try.</div>'
