@@ -4,6 +4,18 @@ status with its own underline; the colours around the race are gradio's variable
 from __future__ import annotations
 
 RACE_CSS = """
+/* ---- the player (app/render/player.js): two panes side by side, one column on a phone ---- */
+.race-player .panes { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 14px; align-items: stretch; }
+.pane-host { display: flex; min-width: 0; }
+.pane-host > .pane { flex: 1 1 auto; }
+@media (max-width: 720px) { .race-player .panes { grid-template-columns: minmax(0, 1fr); } }
+.pane .future, .pane del.rej.future { display: none !important; }
+.pane del.rej { display: none; }
+.show-rej .pane del.rej, .legend-item del.rej { display: inline; }
+svg .round.future { visibility: hidden; }
+.pane-placeholder { color: var(--body-text-color-subdued); font-style: italic; }
+.pane-message { margin-top: 8px; color: #a34700; font-size: 0.9rem; white-space: normal; }
+
 /* ---- panes ---- */
 .pane { display: flex; flex-direction: column; min-width: 0; border-radius: 12px; background: var(--block-background-fill);
   border: 1px solid var(--border-color-primary); box-shadow: 0 1px 2px rgba(0,0,0,.04); overflow: hidden; }
@@ -100,7 +112,7 @@ DARK_RULES = """
 .pane-assisted .rate-value, .stat-speedup .stat-value, .phase-pill.phase-running, .phase-pill.phase-replay { color: #56B4E9; }
 .badge-identical, .phase-pill.phase-done, .stat.speed-win .stat-value { color: #5fd3a9; }
 .badge-diverged { color: #f0c05a; }
-.badge-unexpected, .stat.speed-loss .stat-value, del.rej { color: #ff9a57; }
+.badge-unexpected, .stat.speed-loss .stat-value, del.rej, .pane-message { color: #ff9a57; }
 .tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
 .tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
 .tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }

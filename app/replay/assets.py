@@ -36,7 +36,6 @@ body { margin: 0; background: var(--body-background-fill); color: var(--body-tex
 .speeds button[aria-pressed=true] { background: rgba(0,114,178,.15); border-color: var(--accent);
   color: var(--accent-text); }
 .clock { font-variant-numeric: tabular-nums; color: var(--body-text-color-subdued); font-size: 0.9rem; }
-.panes { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 14px; }
 .pane-head { gap: 10px; padding: 10px 14px 8px; }
 .pane-title { font-size: 1.08rem; }
 .rate-value { font-size: 1.8rem; }
@@ -44,10 +43,6 @@ body { margin: 0; background: var(--body-background-fill); color: var(--body-tex
 .pane-foot { padding: 7px 14px; font-size: 0.8rem; }
 .tok-legend { gap: 6px 18px; font-size: 0.86rem; padding: 0; }
 .pane-progress > span { transition: none; }
-del.rej { display: none; }
-.show-rej del.rej, .legend-item del.rej { display: inline; }
-.future, .show-rej del.rej.future { display: none; }
-svg .round.future { visibility: hidden; }
 .legend-row { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 6px 16px; }
 .legend-row label { font-size: 0.86rem; display: inline-flex; gap: 6px; align-items: center; cursor: pointer; }
 .card { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
@@ -70,7 +65,6 @@ details.setup pre { white-space: pre-wrap; overflow-wrap: anywhere; background: 
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .provenance { font-size: 0.8rem; color: var(--body-text-color-subdued); overflow-wrap: anywhere; }
 @media (max-width: 720px) {
-  .panes { grid-template-columns: minmax(0, 1fr); }
   .wrap { padding: 10px 10px 24px; }
   .pane-body { min-height: 110px; max-height: 300px; }
   .stat-value { font-size: 1.2rem; }

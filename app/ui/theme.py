@@ -60,12 +60,8 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
   border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); }
 
 /* ---- the race's own rules (panes, tokens, legend, badge, cards, chart) are app.render.style's ---- */
-#race-row { gap: 14px; align-items: stretch; }
-#race-row > .html-container, #race-row > div { flex: 1 1 0; min-width: 0; }
-.pane { height: 100%; min-height: 260px; }
+.pane { min-height: 260px; }
 .pane-body { max-height: 420px; }
-.pane-placeholder { color: var(--body-text-color-subdued); font-style: italic; }
-.pane-message { margin-top: 8px; color: #D55E00; font-size: 0.9rem; white-space: normal; }
 .cursor { display: inline-block; width: 0.55em; height: 1.05em; margin-left: 1px; vertical-align: text-bottom;
   background: currentColor; opacity: .35; animation: blink 1s steps(2, start) infinite; }
 @keyframes blink { to { visibility: hidden; } }
@@ -251,9 +247,9 @@ CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(PAGE_DARK_RULES, ".dar
 
 /* ---- phones (about 390 px): one column, nothing wider than the screen ---- */
 @media (max-width: 640px) {
-  #race-row, #main-row, #legend-row, #plan-row, #plan-figs, #plan-money, #bench-row, #bench-plots-2 {
+  #main-row, #legend-row, #plan-row, #plan-figs, #plan-money, #bench-row, #bench-plots-2 {
     flex-direction: column !important; flex-wrap: wrap !important; }
-  #race-row > div, #main-row > div, #plan-row > div, #bench-row > div, #bench-plots-2 > div { width: 100% !important;
+  #main-row > div, #plan-row > div, #bench-row > div, #bench-plots-2 > div { width: 100% !important;
     min-width: 0 !important; }
   /* plots keep a legible size (their text at 10-12 px) and scroll sideways inside their card */
   #bench-outputs .bench-svg svg { max-width: none; }
