@@ -41,7 +41,7 @@ def named(planner, frame: dict) -> dict:
 def test_tabs_hold_race_and_planner(built):
     tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
     assert [t.label for t in tabs] == ["Race", "Planner", "Benchmark", "Replay"]
-    for elem_id in ("run-btn", "pane-assisted", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
+    for elem_id in ("run-btn", "race-row", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
         by_elem_id(built, elem_id)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..race.reader import RaceSnapshot, SideSnapshot
-from ..race.result import RaceResult
+from ..race.result import RaceResult, Token
 from .race_data import SideCodec, clock_time, next_race_id, race_data, shown_divergence, side_data
 
 SIDES = ("baseline", "assisted")
@@ -84,8 +84,10 @@ class LiveFrames:
             tokens = result.assisted.tokens if name == "assisted" else _baseline_tokens(result)
             error = result.errors.get(name)
             phase = "error" if error else "stopped" if result.stopped else "done"
-            items, rounds = self.codecs[name].encode(tokens, side.token_times,
-                                                     result.assisted.rounds if name == "assisted" else ())
+            # encoded afresh from the result (once): what the frames sent may differ at the end (texts, statuses);
+            # items equal to those sent before add nothing to gradio's diff
+            items, rounds = SideCodec(name == "assisted").encode(tokens, side.token_times,
+                                                                 result.assisted.rounds if name == "assisted" else ())
             sides[name] = side_data(TITLES[name], self.titles[name], phase=phase, message=error or "",
                                     max_tokens=self.max_tokens, started=True, elapsed=side.seconds,
                                     seconds=side.seconds, ttft=side.ttft_seconds, tokens=items, rounds=rounds)
@@ -100,9 +102,7 @@ class LiveFrames:
         return self._frame(sides, "finished")
 
 
-def _baseline_tokens(result: RaceResult) -> list:
-    from ..race.result import Token
-
+def _baseline_tokens(result: RaceResult) -> list[Token]:
     b = result.baseline
     texts = b.token_texts if len(b.token_texts) == len(b.token_ids) else [""] * len(b.token_ids)
     return [Token(i, text, "target") for i, text in zip(b.token_ids, texts)]

@@ -154,7 +154,7 @@
       this.spans.push(el);
       this.dels.push(null);
       this.keys.push(status.charAt(0) + tok[T_TEXT]);
-      this.titled.push(this.rounds[i] !== null && this.rounds[i] < rounds.length);
+      this.titled.push(this.rounds[i] === null);  // else refreshRounds() completes it once its round is known
       frag.appendChild(el);
     }
     this.text.appendChild(frag);
@@ -435,7 +435,7 @@
     var doc = document, holder = doc.getElementById("race-data"), root = doc.getElementById("player");
     if (!holder || !root) { return null; }
     var query = new URLSearchParams(global.location.search), body = doc.body;
-    var player = new Player(root, {controls: doc});
+    var player = global.ArenaPlayer.mount(root, {controls: doc});
     player.update(JSON.parse(holder.textContent));
     player.setSpeed(query.get("speed") || body.getAttribute("data-speed") || 1);
     if (query.get("autoplay") === "0") { player.rewind(); player.setState("paused"); } else { player.play(); }
@@ -455,7 +455,7 @@
 
   global.ArenaPlayer = {
     SPEEDS: SPEEDS,
-    mount: function (root, options) { return new Player(root, options); },
+    mount: function (root, options) { root.arenaPlayer = new Player(root, options); return root.arenaPlayer; },
     bootReplayPage: bootReplayPage
   };
 })(window);

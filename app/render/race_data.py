@@ -33,6 +33,8 @@ from ..race.result import STATUSES, RaceResult, Round, Token, special_label
 from .statuses import LEGEND
 
 VERSION = 1
+#: Where a token's status is in its list (TOKEN above).
+T_STATUS_INDEX = 2
 #: What the player writes itself (pill labels, the footer, tooltips); the statuses' words come from LEGEND.
 WORDS = {
     "phase": {"idle": "ready", "queued": "queued", "loading": "loading", "warmup": "warming up", "waiting": "waiting",

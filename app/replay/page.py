@@ -14,7 +14,7 @@ from ..render.hardware import machine_text, versions_text, when_text
 from ..render.panes import legend_html, subtitles
 from ..render.player import JS, REPLAY_BOOT, SPEEDS
 from ..render.race_data import recorded_data
-from .assets import CSS
+from ..render.style import REPLAY_CSS as CSS
 from .tracefile import Trace
 
 
@@ -103,8 +103,13 @@ def _facts(trace: Trace) -> list[tuple[str, str]]:
 def setup_html(trace: Trace) -> str:
     """The prompt, settings and machine (folded), and a line saying how the replay keeps time."""
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(trace))
-    order = (" In the recording the two sides ran one after the other after a warm-up; here they start together."
-             if trace.result.mode == "sequential" else "")
+    order = ""
+    if trace.result.mode == "sequential":
+        order = (" The race was a fair race, replayed as it ran: after a warm-up, plain ran with the machine to itself, "
+                 "then assisted ran while plain's recorded run replayed from zero beside it."
+                 if trace.result.baseline_kept_at is None else
+                 " The race was a fair race against plain's run kept from an earlier race: assisted ran while that "
+                 "run replayed from zero beside it.")
     return (f'<details class="card setup"><summary>Prompt, settings and machine</summary><pre>{esc(trace.prompt)}</pre>'
             f'<dl class="facts">{facts}</dl></details>'
             f'<p class="provenance">Recorded {esc(when_text(trace.recorded_at))} on {esc(machine_text(trace.environment))}'

@@ -14,12 +14,13 @@ from .planner.tab import PlannerTab
 from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
-from .theme import CSS, PAGE_CSS, make_theme
+from .theme import make_theme
 from .uploads import UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
 from ..deploy.spec import MAX_PLAN_BYTES
+from ..render.style import PAGE_CSS, PAGE_FRAME_CSS
 from ..replay.tracefile import MAX_TRACE_BYTES
 
 TITLE = "Assisted-decoding arena"
@@ -42,7 +43,8 @@ def header_html(device: str) -> str:
 
 def launch_kwargs() -> dict:
     """Theme and CSS for ``demo.launch(**launch_kwargs())`` (gradio 6 takes them at launch)."""
-    return {"theme": make_theme(), "css": CSS, "head": f"<style>{PAGE_CSS}</style>", "footer_links": ["api", "gradio"]}
+    return {"theme": make_theme(), "css": PAGE_CSS, "head": f"<style>{PAGE_FRAME_CSS}</style>",
+            "footer_links": ["api", "gradio"]}
 
 
 def upload_cap() -> dict:
