@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import main
 from app.core.errors import ArenaError
-from app.replay.page import replay_html
+from app.render.replay_page import replay_html
 from app.replay.tracefile import FORMAT, VERSION, load_trace, parse_trace, save_trace
 from tests.helpers import ROOT
 

@@ -16,7 +16,7 @@ import pytest
 
 from app.cli import main
 from app.replay.gallery import load_gallery
-from app.replay.page import replay_html
+from app.render.replay_page import replay_html
 from app.replay.tracefile import load_trace
 from tests import chromium
 from tests.app_server import running_app, wait_until

@@ -19,7 +19,7 @@ from app.core.presets import get_preset
 from app.core.requests import Limits, build_request
 from app.core.sources import resolve
 from app.planner.plan import PlanOptions, plan_for_preset, plan_work_tokens
-from app.render.cells import csv_cell, md_cell
+from app.core.cells import csv_cell, md_cell
 from app.ui.config import UIConfig, parse_args
 from app.ui.exports import prune
 from app.ui.race.api import parameters

@@ -23,7 +23,7 @@ from app.render.figures import badge_html, rounds_chart_html, race_stats_html
 from app.render.hardware import hardware_html
 from app.render.panes import legend_html
 from app.ui.config import UIConfig, parse_args
-from app.ui.html import status_html
+from app.render.status import status_html
 from app.ui.page import build_app, launch_kwargs
 from app.ui.race.controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
 from app.ui.race.session import Session
@@ -62,7 +62,10 @@ def test_every_control_has_its_handler(built, elem_id, event, fn_name):
 def test_rejected_drafts_show_inline_in_the_browser_only(built):
     """The player draws every rejected draft; the checkbox only shows or hides them (CSS), with no server event."""
     (dep,) = _deps(built, by_elem_id(built, "show-rejected"), "change")
-    assert dep.fn is None and "show-rej" in dep.js and not dep.outputs
+    assert dep.fn is None and "ArenaPlayer.showRejected" in dep.js and not dep.outputs
+    from app.render.player import JS
+
+    assert 'classList.toggle("show-rej"' in JS
 
 
 def test_page_load_applies_the_preset(built):
@@ -91,7 +94,10 @@ def test_race_events_take_every_control_and_share_one_queue_group(built):
 def test_race_brings_the_panes_into_view(built):
     """On a phone the panes sit above the prompt: pressing Race scrolls them into view, in the browser only."""
     (show,) = [d for d in _deps(built, by_elem_id(built, "run-btn"), "click") if d.fn is None]
-    assert "race-row" in show.js and "scrollIntoView" in show.js and not show.inputs and not show.outputs
+    assert "ArenaPlayer.showPanes" in show.js and not show.inputs and not show.outputs
+    from app.render.player import JS
+
+    assert "race-row" in JS and "scrollIntoView" in JS
 
 
 def test_every_input_control_feeds_an_event(built):

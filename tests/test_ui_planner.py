@@ -15,7 +15,7 @@ import pytest
 from app.core.requests import Limits
 from app.planner.plan import PlanOptions, plan_from_numbers
 from app.planner.request import parse_prices, plan_options
-from app.ui.html import status_html
+from app.render.status import status_html
 from app.ui.exports import export_dir
 from app.ui.planner.handlers import PlanState, export_plan
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,

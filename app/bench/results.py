@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.machine import cpu_name, device_name, library_versions
-from ..render.cells import csv_cell
+from ..core.cells import csv_cell
 from ..core.requests import read_text_file
 from .regret import regret_report
 from .stats import ROW_KEYS, cells, overall

@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.report import bench_result, write_all
     from ..bench.runner import Bench, PresetRacer
     from ..bench.summary import regret_category_table, summary_markdown
+    from ..render.bench_plots import all_plots
 
     if args.endpoint is not None:
         racer, plan = endpoint_racer(args, plan_from_args(args))
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         bench.stop()
         bench.stopped, status = True, 130
     result = bench_result(bench, command_text(args))
-    written = write_all(result, args.out)
+    written = write_all(result, args.out, all_plots(result))
     sys.stdout.write(summary_markdown(result) + "\n")
     sys.stdout.write("wrote " + ", ".join(str(p) for p in written) + "\n")
     if result.regret:

@@ -11,7 +11,7 @@ import csv
 import io
 from typing import Any
 
-from ..render.cells import csv_cell
+from ..core.cells import csv_cell
 
 #: Keys of plan["check"] that hold a measured run, in display order.
 CHECK_RUNS = ("constant", "default", "adjusted")

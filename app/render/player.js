@@ -453,7 +453,27 @@
     post();
   }
 
+  /* ---- the app's page: small helpers its events call ---- */
+  function showPanes() {  // on a phone the panes sit above the prompt: bring them into view when Race is pressed
+    var row = document.getElementById("race-row");
+    if (!row) { return; }
+    var r = row.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > global.innerHeight) { row.scrollIntoView(); }
+  }
+  function showRejected(show) { document.body.classList.toggle("show-rej", !!show); }
+  function fitFrames(element) {  // the Replay tab's frame takes the height its replay page reports
+    global.addEventListener("message", function (e) {
+      var frame = element.querySelector("iframe.replay-frame"), h = e.data && e.data.arenaReplayHeight;
+      if (frame && e.source === frame.contentWindow && typeof h === "number" && h >= 100) {
+        frame.style.height = Math.min(h, 20000) + "px";
+      }
+    });
+  }
+
   global.ArenaPlayer = {
+    showPanes: showPanes,
+    showRejected: showRejected,
+    fitFrames: fitFrames,
     SPEEDS: SPEEDS,
     mount: function (root, options) { root.arenaPlayer = new Player(root, options); return root.arenaPlayer; },
     bootReplayPage: bootReplayPage

@@ -22,7 +22,7 @@ from ..config import UIConfig
 from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
-from ..html import status_html
+from ...render.status import status_html
 from ..keepalive import in_background
 from ..streaming import PerSession, run_streaming
 from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,

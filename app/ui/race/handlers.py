@@ -22,7 +22,7 @@ from ...race.result import RaceResult
 from ...race.runner import RaceSnapshot
 from ..config import UIConfig
 from ..boundary import failure_text
-from ..html import status_html
+from ...render.status import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls

@@ -12,7 +12,7 @@ from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
 from .. import gpu
 from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
-from ..html import status_html
+from ...render.status import status_html
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
@@ -20,18 +20,13 @@ from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMP
 from .sampling_check import SamplingCheckPanel
 from .handlers import RaceHandlers, machine_facts
 from ...render.panes import legend_html
-from ...render.player import GRADIO_MOUNT, JS as PLAYER_JS
+from ...render.player import GRADIO_MOUNT, SHOW_PANES_JS, SHOW_REJECTED_JS
 from ...render.race_data import idle_data
 from ...render.why_panel import why_panel_html
 from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html
 from ...render.hardware import hardware_html
 
-#: Shows or hides the rejected drafts inline, in the browser only (the player draws them all; CSS shows them).
-SHOW_REJECTED_JS = "(show) => { document.body.classList.toggle('show-rej', !!show); return []; }"
-#: Brings both panes into view when Race is pressed where they are off screen (a phone: they sit above the prompt).
-SHOW_PANES_JS = """() => { const row = document.getElementById('race-row'); if (!row) return;
-  const r = row.getBoundingClientRect(); if (r.top < 0 || r.bottom > window.innerHeight) row.scrollIntoView(); }"""
 SCHEDULE_CHOICES = [DEFAULT_SCHEDULE, *SCHEDULES]
 
 
@@ -94,7 +89,7 @@ class RaceTab:
         """The one player (app/render/player.js): its value is the race's data, which it draws in the browser."""
         u = self.ui
         u.player = gr.HTML(idle_data(), html_template='<div class="race-player-root"></div>', js_on_load=GRADIO_MOUNT,
-                           head=f"<script>{PLAYER_JS}</script>", elem_id="race-row")
+                           elem_id="race-row")
         with gr.Row(elem_id="legend-row"):
             u.legend = gr.HTML(legend_html(), elem_id="legend", js_on_load=None, scale=4)
             u.show_rejected = gr.Checkbox(False, label="Show rejected drafts inline", elem_id="show-rejected",

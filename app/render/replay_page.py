@@ -7,15 +7,15 @@ import json
 
 from ..core.sources import short_name
 from ..race.methods import METHODS
-from ..race.result import RaceResult, Token
-from ..render.figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
-from ..render.html import esc
-from ..render.hardware import machine_text, versions_text, when_text
-from ..render.panes import legend_html, subtitles
-from ..render.player import JS, REPLAY_BOOT, SPEEDS
-from ..render.race_data import recorded_data
-from ..render.style import REPLAY_CSS as CSS
-from .tracefile import Trace
+from ..race.result import RaceResult
+from .figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
+from .html import esc
+from .hardware import machine_text, versions_text, when_text
+from .panes import legend_html, subtitles
+from .player import JS, REPLAY_BOOT, SPEEDS
+from .race_data import recorded_data
+from .style import REPLAY_CSS as CSS
+from ..replay.tracefile import Trace
 
 
 def _method_title(result: RaceResult) -> str:
