@@ -55,14 +55,14 @@ class EngineRacer:
     the endpoints on one prompt with the preset's token budget and chat-template choice (the preset only carries
     those); a stop returns the result marked stopped, as a stopped transformers race does. reported: the engine's own
     figures of every finished race, in order; method: the engine and its speculative type as the races name them
-    ("llama.cpp ngram-simple"; None before the first race)."""
+    ("llama.cpp ngram-simple"; the engine's name alone until a race has finished)."""
 
     def __init__(self, engine: str, assisted_url: str, plain_url: str | None, model: str | None = None,
                  timeouts: Timeouts = Timeouts()):
         self.engine, self.assisted_url, self.plain_url = engine, assisted_url, plain_url
         self.model, self.timeouts = model, timeouts
         self.reported: list[dict[str, Any]] = []
-        self.method: str | None = None
+        self.method = engine
 
     def __call__(self, preset: Any, prompt: str, stop: threading.Event) -> RaceResult:
         race = race_endpoints(self.engine, self.assisted_url, self.plain_url, prompt, preset.max_new_tokens, stop,
