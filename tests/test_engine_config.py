@@ -43,3 +43,10 @@ def test_the_parser_is_below_the_ui_and_names_every_engine():
     assert set(ENGINE_NAMES) == set(ENGINES)
     with pytest.raises(ArenaError, match="unknown engine 'tgi'; choose llama.cpp, vllm, sglang"):
         parse_endpoint("x=http://h,engine=tgi")
+
+
+def test_the_command_line_names_its_own_flags(capsys):
+    from app.cli import main
+
+    assert main(["race", "--endpoint", "http://127.0.0.1:9", "--plain-endpoint", "ftp://x", "--prompt", "x"]) == 2
+    assert "--plain-endpoint: 'ftp://x' is not an http:// or https:// URL." in capsys.readouterr().err

@@ -14,7 +14,7 @@ from ..engine.http import Timeouts
 from ..engine.request import build_engine_request
 from ..engine.result import EngineRace
 from ..engine.run import run_engine
-from ..engine.target import make_target
+from ..engine.target import CLI_LABELS, make_target
 from .common import emit
 from .race import print_human, read_prompt
 
@@ -56,7 +56,7 @@ def run_endpoint(args: argparse.Namespace) -> int:
         raise ArenaError("Give the prompt once: an engine race runs one prompt at a time.")
     if args.timeout is not None and not 0 < args.timeout <= 3600:
         raise ArenaError(f"--timeout must be in (0, 3600] seconds; got {args.timeout:g}")
-    target = make_target("endpoint", args.endpoint, args.plain_endpoint, args.engine, args.model, where="--endpoint")
+    target = make_target("endpoint", args.endpoint, args.plain_endpoint, args.engine, args.model, labels=CLI_LABELS)
     request = build_engine_request(target, prompt, args.max_new_tokens, not args.no_chat_template, Limits.operator(),
                                    Timeouts(read=args.timeout or 60.0), FLAG)
     race = run_engine(request)  # Ctrl-C: the lifecycle's finally closes the open connection

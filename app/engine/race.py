@@ -19,7 +19,7 @@ from .http import Timeouts
 from .request import build_engine_request
 from .result import EngineRace
 from .run import run_engine
-from .target import make_target
+from .target import CLI_LABELS, make_target
 
 
 def race_endpoints(engine: str, assisted_url: str, plain_url: str | None, prompt: str, max_new_tokens: int,
@@ -28,7 +28,7 @@ def race_endpoints(engine: str, assisted_url: str, plain_url: str | None, prompt
     """Race `engine`'s endpoints on `prompt` (an operator's URLs, checked), `max_new_tokens` a side, under `limits`
     (default the command line's). ArenaError (one line) for every fault of docs/DESIGN.md §4.7; a set `stop` ends it
     at once (the result is marked stopped)."""
-    target = make_target("endpoint", assisted_url, plain_url, engine, model, where="--endpoint")
+    target = make_target("endpoint", assisted_url, plain_url, engine, model, labels=CLI_LABELS)
     request = build_engine_request(target, prompt, max_new_tokens, chat_template, limits or Limits.operator(),
                                    timeouts, FLAG)
     return run_engine(request, stop=stop)

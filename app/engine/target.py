@@ -19,6 +19,8 @@ from .http import Endpoint
 ENGINE_NAMES = ("llama.cpp", "vllm", "sglang")
 #: An engine's name on the page: letters, digits, dot, dash, underscore.
 _TARGET_NAME = re.compile(r"^[A-Za-z0-9][\w.\-]{0,39}$", re.ASCII)
+#: The command line's flags for an engine's two URLs (``race`` and ``bench``).
+CLI_LABELS = ("--endpoint", "--plain-endpoint")
 #: The options after the URL in ``NAME=URL,key=value,...``.
 _OPTIONS = ("plain", "engine", "model")
 SYNTAX = "NAME=URL[,plain=URL2][,engine=llama.cpp|vllm|sglang][,model=NAME]"
@@ -60,13 +62,16 @@ def check_model_name(model: str | None, where: str = "--model") -> str | None:
 
 
 def make_target(name: str, url: str, plain_url: str | None = None, engine: str | None = None,
-                model: str | None = None, where: str | None = None) -> EngineTarget:
+                model: str | None = None, labels: tuple[str, str] | None = None) -> EngineTarget:
     """An EngineTarget with every part checked (URLs are http(s)://host[:port][/prefix]); ArenaError naming the bad
-    part after `where` (default "--endpoint NAME"). The command line calls it with the name "endpoint"."""
-    where = where or f"--endpoint {name}"
-    for one in filter(None, (url, plain_url)):
-        Endpoint(one, where).parts()
-    return EngineTarget(name, url, plain_url or None, check_engine(engine, where), check_model_name(model, where))
+    part by `labels` (the URL's and the plain URL's; default "--endpoint NAME" and "--endpoint NAME plain="). The
+    command line calls it with the name "endpoint" and its flags' names."""
+    labels = labels or (f"--endpoint {name}", f"--endpoint {name} plain=")
+    for one, label in ((url, labels[0]), (plain_url, labels[1])):
+        if one:
+            Endpoint(one, label).parts()
+    return EngineTarget(name, url, plain_url or None, check_engine(engine, labels[0]),
+                        check_model_name(model, labels[0]))
 
 
 def parse_endpoint(text: str) -> EngineTarget:
