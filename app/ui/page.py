@@ -90,7 +90,9 @@ def build_app(config: UIConfig) -> App:
                 replay = ReplayTab(config).build(light, uploads)
         # the server writes the page's HTML in the visitor's language: once more as the page loads (docs/DESIGN.md §4.10)
         demo.load(lambda: header_html(device), None, [header], show_progress="hidden", **light)
-        race.on_load(demo)
+        for tab in (race, planner, bench, replay):
+            if hasattr(tab, "on_load"):
+                tab.on_load(demo)
     clean_inputs(demo)
     guard_preprocessing(demo)
     forget_refused_inputs(demo)
