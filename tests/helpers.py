@@ -26,11 +26,19 @@ def make_preset(method: str, target: str, assistant: str | None = None, **fields
 
 def english(value):
     """A component's text as an English visitor reads it: a translation key (gradio's I18nData, app/ui/language.py
-    ``label``) resolved in the English table; any other value as it is."""
-    from app.core.words import t
-
+    ``label``) resolved in the English table gradio gets at launch; any other value as it is."""
     key = getattr(value, "key", None)
-    return t(key) if isinstance(key, str) and type(value).__name__ == "I18nData" else value
+    if not (isinstance(key, str) and type(value).__name__ == "I18nData"):
+        return value
+    return _english_table()[key]
+
+
+def _english_table() -> dict:
+    from app.ui.page import launch_kwargs
+
+    if not hasattr(_english_table, "table"):
+        _english_table.table = launch_kwargs()["i18n"].translations["en"]
+    return _english_table.table
 
 
 def by_elem_id(demo, elem_id: str):

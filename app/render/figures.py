@@ -5,11 +5,21 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..core.words import t, table, translate
 from ..race.result import RaceResult, Round
 from .html import esc
 
-MODE_LABELS = {"sequential": ("measured sequentially", "warm-up, then one side after the other"),
-               "concurrent": ("concurrent race", "both sides shared the machine: a show, not a measurement")}
+
+def mode_words(mode: str) -> tuple[str, str]:
+    """How a race ran, in the current language: (label, note), e.g. ('measured sequentially', 'warm-up, then one
+    side after the other')."""
+    mode = "sequential" if mode == "sequential" else "concurrent"
+    return t(f"figures.mode.{mode}"), t(f"figures.mode.{mode}_note")
+
+
+#: The same in English (the command line's replay summary).
+MODE_LABELS = {m: (table("en")["words"][f"figures.mode.{m}"], table("en")["words"][f"figures.mode.{m}_note"])
+               for m in ("sequential", "concurrent")}
 
 
 def card_html(value: str, label: str, note: str = "", cls: str = "") -> str:
@@ -22,18 +32,19 @@ def card_html(value: str, label: str, note: str = "", cls: str = "") -> str:
 def badge_html(result: RaceResult | None, lossless: bool = True) -> str:
     """Identical / diverged badge with the first divergent token and whether that is expected."""
     if not result:
-        return '<span class="badge badge-none">output check after the run</span>'
+        return f'<span class="badge badge-none">{esc(t("figures.badge.none"))}</span>'
     if result.stopped and result.prefix_only:
-        return (f'<span class="badge badge-identical badge-partial">\u2713 identical so far</span><span class="badge-why">'
-                f'stopped early: the first {result.first_divergence} tokens of both runs match</span>')
+        return (f'<span class="badge badge-identical badge-partial">\u2713 {esc(t("figures.badge.so_far"))}</span>'
+                f'<span class="badge-why">{esc(t("figures.badge.stopped", n=result.first_divergence))}</span>')
     if result.identical:
-        return ('<span class="badge badge-identical" title="assisted token ids equal the baseline\'s">'
-                '\u2713 identical output</span>')
+        return (f'<span class="badge badge-identical" title="{esc(t("figures.badge.identical_tip"))}">'
+                f'\u2713 {esc(t("figures.badge.identical"))}</span>')
     at = result.first_divergence
     why, expected = result.divergence_reason(lossless)
+    where = "" if at is None else t("figures.badge.at", token=at)
     return (f'<span class="badge badge-diverged {"badge-expected" if expected else "badge-unexpected"}" '
-            f'data-first-divergence="{esc(at)}">\u2260 diverged {esc("" if at is None else f"at token {at}")}</span>'
-            f'<span class="badge-why">{esc(why)}</span>')
+            f'data-first-divergence="{esc(at)}">\u2260 {esc(t("figures.badge.diverged", at=where))}</span>'
+            f'<span class="badge-why">{esc(translate(why))}</span>')
 
 
 def speed_card(result: RaceResult | None, label: str, note: str, cls: str) -> str:
@@ -42,8 +53,9 @@ def speed_card(result: RaceResult | None, label: str, note: str, cls: str) -> st
     if result is None:
         return card_html("\u2013", label, note, f"stat-speedup {cls}")
     verdict = result.verdict
-    lead = {"loss": "slower than plain decoding", "even": f"level: {verdict.reason}",
-            "unmeasured": verdict.reason}.get(verdict.kind)
+    reason = translate(verdict.reason)
+    lead = {"loss": t("figures.slower"), "even": t("figures.level", reason=reason),
+            "unmeasured": reason}.get(verdict.kind)
     return card_html(f"{result.speedup:.2f}\u00d7", label, f"{lead} \u00b7 {note}" if lead else note,
                      f"stat-speedup {cls} speed-{verdict.kind}")
 
@@ -52,16 +64,16 @@ def race_cards(result: RaceResult) -> list[str]:
     """Acceptance, mean accepted length and rounds: the cards every view of a finished race shows."""
     a = result.assisted
     alpha, drafted, accepted = a.acceptance_rate, sum(r.drafted for r in a.rounds), sum(r.accepted for r in a.rounds)
-    return [card_html("n/a" if alpha is None else f"{alpha:.0%}", "acceptance rate \u03b1",
-                      f"{accepted} of {drafted} drafted tokens kept"),
-            card_html(f"{a.mean_accepted_length:.2f}", "mean accepted length \u03c4", "tokens kept per target forward pass"),
-            card_html(str(len(a.rounds)), "rounds", f"for {a.new_tokens} new tokens")]
+    return [card_html(t("figures.na") if alpha is None else f"{alpha:.0%}", t("figures.acceptance"),
+                      t("figures.kept_of", accepted=accepted, drafted=drafted)),
+            card_html(f"{a.mean_accepted_length:.2f}", t("figures.tau"), t("figures.tau_note")),
+            card_html(str(len(a.rounds)), t("figures.rounds"), t("figures.rounds_note", tokens=a.new_tokens))]
 
 
 def ttft_card(result: RaceResult) -> str:
     ttft = lambda v: "\u2013" if v is None else f"{v:.2f}"  # noqa: E731
     return card_html(f"{ttft(result.baseline.ttft_seconds)} / {ttft(result.assisted.ttft_seconds)} s",
-                     "time to first token", "baseline / assisted")
+                     t("figures.ttft"), t("figures.sides"))
 
 
 def race_stats_html(latest: RaceResult | None, race: RaceResult | None = None, measured: RaceResult | None = None,
@@ -71,20 +83,18 @@ def race_stats_html(latest: RaceResult | None, race: RaceResult | None = None, m
     engine_html: a serving engine's own figures (app/render/engine_panel.py), shown instead of the both-at-once card
     (an engine race is always measured one side after the other)."""
     if latest is None:
-        return ('<div class="stats stats-empty">Speedup, acceptance rate, mean accepted length and the '
-                'round chart appear here after a race.</div>')
+        return f'<div class="stats stats-empty">{esc(t("figures.stats_empty"))}</div>'
     a, b = latest.assisted, latest.baseline
-    fair = ("fair race: each side with the machine to itself, after a warm-up" if engine_html is None
-            else "each side with the engine to itself, on the arena's clock (the prompt's processing included)")
-    cards = [speed_card(measured, "measured speedup", fair if measured else "race in the fair mode for a measured "
-                        "figure", "stat-measured")]
+    fair = t("figures.fair_note") if engine_html is None else t("figures.engine_note")
+    cards = [speed_card(measured, t("figures.measured"), fair if measured else t("figures.measured_missing"),
+                        "stat-measured")]
     if engine_html is None:
-        cards.append(speed_card(race, "both at once (a show)", "both runs shared the machine" if race
-                                else "not run in this mode", "stat-race"))
+        cards.append(speed_card(race, t("figures.both"), t("figures.both_note") if race else t("figures.not_run"),
+                                "stat-race"))
     cards += [*race_cards(latest), ttft_card(latest)]
-    rates = (f'{latest.mode} run on {esc(latest.device)}: baseline '
-             f'{b.tokens_per_second:.1f} tok/s, assisted {a.tokens_per_second:.1f} tok/s')
-    errors = "".join(f'<div class="status status-error" role="alert">{esc(side)}: {esc(msg)}</div>'
+    rates = esc(t("figures.rates." + ("sequential" if latest.mode == "sequential" else "concurrent"),
+                  device=latest.device, baseline=f"{b.tokens_per_second:.1f}", assisted=f"{a.tokens_per_second:.1f}"))
+    errors = "".join(f'<div class="status status-error" role="alert">{esc(side)}: {esc(translate(msg))}</div>'
                      for side, msg in latest.errors.items())
     return (f'<div class="stats" data-mode="{esc(latest.mode)}"><div class="stats-badge">{badge_html(latest, lossless)}'
             f'</div><div class="stats-grid">{"".join(cards)}</div><div class="stats-foot">{rates}</div>'
@@ -95,17 +105,17 @@ def round_times(result: RaceResult) -> list[float]:
     """When each round's tokens appeared (seconds): the time of its first token."""
     a = result.assisted
     out, starting = [], True
-    for tok, t in zip(a.tokens, a.token_times):
+    for tok, when in zip(a.tokens, a.token_times):
         if starting:
-            out.append(t)
+            out.append(when)
         starting = tok.status != "accepted"
     last = a.token_times[-1] if a.token_times else 0.0
     return (out + [last] * len(a.rounds))[:len(a.rounds)]
 
 
 def _bars(i: int, r: Round, x: float, bar: int, y: Any, when: str) -> str:
-    tip = f"round {i + 1}: drafted {r.drafted}, accepted {r.accepted}"
-    tip += f" \u00b7 rejected: \u201c{r.rejected_text}\u201d" if r.rejected_text else ""
+    tip = t("figures.round_tip", round=i + 1, drafted=r.drafted, accepted=r.accepted)
+    tip += " \u00b7 " + t("figures.round_rejected", text=r.rejected_text) if r.rejected_text else ""
     g = [f'<g class="round"{when}><title>{esc(tip)}</title>']
     if r.drafted == 0:
         g.append(f'<rect x="{x:.1f}" y="{y(0) - 3:.1f}" width="{bar}" height="3" class="bar-none"/>')
@@ -123,7 +133,7 @@ def rounds_chart_html(rounds: Sequence[Round], height: int = 150, times: Sequenc
     a round that drafted nothing, each with a <title> tooltip. times: when each round appeared (a recording: each
     bar gets ``data-t`` for the player)."""
     if not rounds:
-        return '<div class="chart chart-empty">The per-round chart of drafted vs accepted tokens appears after a race.</div>'
+        return f'<div class="chart chart-empty">{esc(t("figures.chart_empty"))}</div>'
     n, top = len(rounds), max(max(r.drafted for r in rounds), 1)
     left, plot_h, slot = 28, height - 30, max(8.0, min(64.0, 760 / n))
     width, bar = int(left + n * slot + 8), min(30, max(3, int(slot * 0.72)))
@@ -140,11 +150,11 @@ def rounds_chart_html(rounds: Sequence[Round], height: int = 150, times: Sequenc
         parts.append(_bars(i, r, x, bar, y, "" if times is None else f' data-t="{times[i]:.4f}"'))
         if i % step == 0:
             parts.append(f'<text x="{x + bar / 2:.1f}" y="{height - 4}" class="axis" text-anchor="middle">{i + 1}</text>')
-    legend = ('<div class="chart-legend"><span class="key key-accepted"></span>accepted drafts<span class="key '
-              'key-rejected"></span>rejected drafts<span class="key key-none"></span>no draft this round'
-              f'<span class="chart-sum">{n} rounds \u00b7 {sum(r.drafted for r in rounds)} drafted \u00b7 '
-              f'{sum(r.accepted for r in rounds)} accepted</span></div>')
-    return (f'<div class="chart"><div class="chart-title">Drafted vs accepted tokens per round</div>{legend}'
+    total = t("figures.chart_sum", rounds=n, drafted=sum(r.drafted for r in rounds), accepted=sum(r.accepted for r in rounds))
+    legend = (f'<div class="chart-legend"><span class="key key-accepted"></span>{esc(t("figures.key_accepted"))}'
+              f'<span class="key key-rejected"></span>{esc(t("figures.key_rejected"))}<span class="key key-none"></span>'
+              f'{esc(t("figures.key_none"))}<span class="chart-sum">{esc(total)}</span></div>')
+    return (f'<div class="chart"><div class="chart-title">{esc(t("figures.chart_title"))}</div>{legend}'
             f'<div class="chart-scroll"><svg class="chart-svg" viewBox="0 0 {width} {height}" width="{width}" '
-            f'height="{height}" role="img" aria-label="drafted versus accepted tokens per round">{"".join(parts)}</svg>'
+            f'height="{height}" role="img" aria-label="{esc(t("figures.chart_aria"))}">{"".join(parts)}</svg>'
             '</div></div>')

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from ..core.sources import short_name
+from ..core.words import t
 from .html import esc
 
 
@@ -27,42 +28,41 @@ def hardware_html(facts: dict) -> str:
     """Device, dtype, parameter counts and weight memory; the CPU note when there is no GPU.
 
     facts: {"device": str, "gpu": str|None, "cpu_cores": int, "torch_threads": int,
-    "models": [{"role", "spec", "n_params", "weight_bytes", "dtype", "device", "load_seconds"}]}.
+    "models": [{"role", "spec", "n_params", "weight_bytes", "dtype", "device", "load_seconds"}]}; an engine race's
+    facts have "engine" instead (:func:`engine_hardware_html`).
     """
     if facts.get("engine"):
         return engine_hardware_html(facts)
     device = facts.get("device", "cpu")
-    where = esc(facts.get("gpu") or f"CPU \u00b7 {facts.get('cpu_cores', '?')} cores, "
-                                     f"{facts.get('torch_threads', '?')} torch threads")
+    where = esc(facts.get("gpu") or t("hw.cpu", cores=facts.get("cpu_cores", "?"), threads=facts.get("torch_threads", "?")))
     rows = []
     for m in facts.get("models", []):
-        cells = (esc(m["role"]), f'<span class="mono" title="{esc(m["spec"])}">{esc(short_name(m["spec"]))}</span>',
+        model = f'<span class="mono" title="{esc(m["spec"])}">{esc(short_name(m["spec"]))}</span>'
+        cells = (esc(t("hw.role." + m["role"])), model,
                  fmt_params(m.get("n_params")), fmt_bytes(m.get("weight_bytes")), esc(m.get("dtype", "")),
                  esc(m.get("device", "")))
         rows.append("".join(f"<span>{c}</span>" for c in cells))
-    head = "".join(f'<span class="hw-th">{h}</span>' for h in ("model", "id", "params", "weights", "dtype", "device"))
+    head = "".join(f'<span class="hw-th">{esc(t("hw.col." + h))}</span>'
+                   for h in ("model", "id", "params", "weights", "dtype", "device"))
     table = (f'<div class="hw-grid" role="table">{head}{"".join(rows)}</div>' if rows
-             else '<div class="hw-pending">Models load on the first race (the first load of a packaged GGUF converts it '
-                  'once, about 15-40 s).</div>')
+             else f'<div class="hw-pending">{esc(t("hw.pending"))}</div>')
     note = ""
     if not str(device).startswith("cuda"):
-        note = ('<div class="hw-note" role="note"><b>CPU only.</b> The <b>fair race</b> runs plain, then assisted, '
-                'each with all the cores after a warm-up, and replays plain in step with assisted: its speedup is '
-                'measured. <b>Both at once</b> shares the cores between the runs: a show, not a measurement.</div>')
-    return f'<div class="hw"><div class="hw-device">Device: <b>{esc(device)}</b> \u00b7 {where}</div>{table}{note}</div>'
+        note = f'<div class="hw-note" role="note">{t("hw.cpu_note")}</div>'  # the table's own markup (<b>)
+    return (f'<div class="hw"><div class="hw-device">{esc(t("hw.device"))} <b>{esc(device)}</b> \u00b7 {where}</div>'
+            f'{table}{note}</div>')
 
 
 def engine_hardware_html(facts: dict) -> str:
     """The hardware panel of an engine race: the engine's build and model (the tokens are made on its server; the
     arena only sends the requests and reads the streams)."""
     e = facts["engine"]
-    bits = [b for b in (e.get("version") and f"build {e['version']}", e.get("model") and f"model {e['model']}",
-                        e.get("speculative_type") and f"speculation {e['speculative_type']}") if b]
-    what = ", ".join(bits) or "the operator\u2019s engine"
-    return (f'<div class="hw"><div class="hw-device">Device: <b>{esc(facts.get("device", "engine"))}</b> \u00b7 '
-            f'{esc(what)}</div><div class="hw-note" role="note">The tokens '
-            'are made on the engine\u2019s own server; this page only sends the two requests and reads the streams, '
-            'so the engine\u2019s hardware, not this machine\u2019s, sets the speed.</div></div>')
+    bits = [b for b in (e.get("version") and t("hw.engine_build", build=e["version"]),
+                        e.get("model") and t("hw.engine_model", model=e["model"]),
+                        e.get("speculative_type") and t("hw.engine_spec", spec=e["speculative_type"])) if b]
+    what = ", ".join(bits) or t("hw.engine_unknown")
+    return (f'<div class="hw"><div class="hw-device">{esc(t("hw.device"))} <b>{esc(facts.get("device", "engine"))}</b> '
+            f'\u00b7 {esc(what)}</div><div class="hw-note" role="note">{esc(t("hw.engine_note"))}</div></div>')
 
 
 def machine_text(env: dict[str, Any]) -> str:

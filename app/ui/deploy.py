@@ -8,19 +8,14 @@ import gradio as gr
 
 from ..core.errors import ArenaError
 from ..deploy import ENGINES, deploy
+from ..core.words import t
 from .engines import engine_name
-
-INTRO = ("The same method on a serving engine, for production traffic: the command starts an OpenAI-compatible "
-         "server. Draft length: the preset's (plan one with `python -m app plan --json`, then "
-         "`python -m app deploy --plan PLAN.json`). Flag names were checked against each engine's source.")
-
+from .language import label
 
 def production_text(preset_id: str | None, engine: str | None) -> str:
     """The panel's shell text: the command with its comment lines, or one ``# error:`` line."""
     if engine_name(preset_id) is not None:
-        return (f"# {engine_name(preset_id)} is already a serving engine, started by this page's operator.\n"
-                "# For the offline presets, `python -m app serve --preset offline-prompt-lookup --engine llama.cpp` "
-                "starts one.\n")
+        return t("deploy.engine", name=engine_name(preset_id))
     try:
         return deploy(preset_id or "", engine or "vllm", closest=True).text()
     except ArenaError as exc:
@@ -32,12 +27,13 @@ def production_panel(preset: gr.Dropdown, initial_preset: str, light: dict) -> S
 
     light: the queue settings of instant events. Returns the namespace (engine, code).
     """
-    with gr.Accordion("Take it to production", open=False, elem_id="production-box"):
-        gr.Markdown(INTRO, elem_id="production-intro")
-        engine = gr.Radio([(m.TITLE, e) for e, m in ENGINES.items()], value="vllm", label="Serving engine",
+    with gr.Accordion(label("ui.deploy.title"), open=False, elem_id="production-box"):
+        intro = gr.Markdown(t("deploy.intro"), elem_id="production-intro")
+        engine = gr.Radio([(m.TITLE, e) for e, m in ENGINES.items()], value="vllm", label=label("ui.deploy.engine"),
                           elem_id="production-engine")
         code = gr.Code(production_text(initial_preset, "vllm"), language="shell", buttons=["copy"], wrap_lines=True,
-                       interactive=False, show_line_numbers=False, label="Command", elem_id="production-command")
+                       interactive=False, show_line_numbers=False, label=label("ui.deploy.command"),
+                       elem_id="production-command")
     for trigger in (preset.change, engine.change):
         trigger(production_text, [preset, engine], [code], show_progress="hidden", **light)
-    return SimpleNamespace(engine=engine, code=code)
+    return SimpleNamespace(engine=engine, code=code, intro=intro)

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional, Sequence
 
+from ..core.words import t
 from ..engine.target import EngineTarget, find_target
+from .language import label
 
 #: The value that picks one of the operator's engines where a preset id is expected: "engine:NAME".
 ENGINE_CHOICE = "engine:"
@@ -25,10 +27,16 @@ def engine_name(choice: Any) -> Optional[str]:
     return choice[len(ENGINE_CHOICE):] if isinstance(choice, str) and choice.startswith(ENGINE_CHOICE) else None
 
 
-def engine_choices(targets: Sequence[EngineTarget]) -> list[tuple[str, str]]:
-    """(label, value) of each engine the operator offers (``app.py --endpoint NAME=URL[,plain=URL2]``)."""
-    return [(f"{ICON} Serving engine \u00b7 {t.name} \u2014 {t.engine}, its own model and speculation",
-             engine_choice(t.name)) for t in targets]
+def engine_choices(targets: Sequence[EngineTarget]) -> list[tuple[Any, str]]:
+    """(label, value) of each engine the operator offers (``app.py --endpoint NAME=URL[,plain=URL2]``); the labels
+    are translation keys (``ui.engine_choice.NAME``, their texts from :func:`engine_choice_words`)."""
+    return [(label(f"ui.engine_choice.{target.name}"), engine_choice(target.name)) for target in targets]
+
+
+def engine_choice_words(targets: Sequence[EngineTarget]) -> dict[str, str]:
+    """The engines' entries in the preset list in the current language, by their ``ui.`` keys."""
+    return {f"ui.engine_choice.{target.name}": f"{ICON} {t('engine.choice', name=target.name, engine=target.engine)}"
+            for target in targets}
 
 
 def chosen_target(choice: Any, targets: Sequence[EngineTarget]) -> Optional[EngineTarget]:

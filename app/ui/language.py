@@ -11,10 +11,10 @@ cookie it arrives with, else of its ``Accept-Language`` header.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qs
 
-from ..core.words import DEFAULT, LANGUAGES, ui_words
+from ..core.words import DEFAULT, LANGUAGES, speaking, ui_words
 
 #: The cookie that keeps the visitor's choice (a year), and the address parameter that sets it.
 COOKIE, PARAM = "arena-lang", "lang"
@@ -30,11 +30,16 @@ def label(key: str) -> Any:
     return I18nData(key)
 
 
-def gradio_i18n() -> Any:
-    """The ``gr.I18n`` of every language's ``ui.`` words, for ``launch(i18n=...)``."""
+def gradio_i18n(*extra: Callable[[], dict[str, str]]) -> Any:
+    """The ``gr.I18n`` of every language's ``ui.`` words, for ``launch(i18n=...)``; `extra`: functions that give more
+    ``ui.`` words in the current language (the preset list's entries, the operator's engines), asked in each."""
     import gradio as gr
 
-    return gr.I18n(**{lang: ui_words(lang) for lang in LANGUAGES})
+    tables = {}
+    for lang in LANGUAGES:
+        with speaking(lang):
+            tables[lang] = {**ui_words(lang), **{k: v for words in extra for k, v in words().items()}}
+    return gr.I18n(**tables)
 
 
 def best_language(accept: str | None) -> str:

@@ -16,7 +16,10 @@ from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import make_theme
 from ..render.page import header_html
+from .engines import engine_choice_words
 from .language import LanguageBoot, gradio_i18n, label
+from .race.controls import preset_choice_words
+from ..render.preset_words import knob_words
 from .uploads import UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
@@ -35,10 +38,13 @@ CACHE_SWEEP, CACHE_MAX_AGE = 3600, 6 * 3600
 UPLOAD_CONCURRENCY = 2
 
 
-def launch_kwargs() -> dict:
-    """Theme and CSS for ``demo.launch(**launch_kwargs())`` (gradio 6 takes them at launch)."""
+def launch_kwargs(config: UIConfig | None = None) -> dict:
+    """Theme, CSS, the player's script and gradio's tables of words for ``demo.launch(**launch_kwargs(config))``
+    (gradio 6 takes them at launch)."""
+    endpoints = config.endpoints if config is not None else ()
     return {"theme": make_theme(), "css": PAGE_CSS, "head": f"<style>{PAGE_FRAME_CSS}</style><script>{PLAYER_JS}</script>",
-            "footer_links": ["api", "gradio"], "i18n": gradio_i18n()}
+            "footer_links": ["api", "gradio"],
+            "i18n": gradio_i18n(preset_choice_words, knob_words, lambda: engine_choice_words(endpoints))}
 
 
 def upload_cap() -> dict:
@@ -68,7 +74,7 @@ class App:
         return self.demo.launch(server_name=self.config.host, server_port=self.config.port, share=self.config.share,
                                 show_error=False, max_file_size=MAX_UPLOAD_BYTES, app_kwargs=upload_cap(),
                                 mcp_server=self.config.mcp_server,
-                                **launch_kwargs(), **kwargs)
+                                **launch_kwargs(self.config), **kwargs)
 
 
 def build_app(config: UIConfig) -> App:

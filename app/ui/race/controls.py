@@ -11,8 +11,11 @@ from ...core.knobs import KNOBS, REQUEST, blank
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
+from ...core.words import t
 from ...render.method_card import method_card_html
+from ...render.preset_words import example_notes, method_text, preset_choice_text
 from ..engines import engine_name
+from ..language import label
 
 #: Control values the race/measure events receive, in this order (after session and toggle).
 CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "max_new_tokens",
@@ -20,7 +23,7 @@ CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "ma
 GREEDY, SAMPLING = "greedy", "sampling"
 #: The Race button's two modes: the fair race (each side with the machine to itself, measured) and both at once.
 FAIR, CONCURRENT = "fair", "concurrent"
-RACE_MODES = [("Fair race (measured)", FAIR), ("Both at once (a show)", CONCURRENT)]
+RACE_MODES = [(label("ui.race.mode_fair"), FAIR), (label("ui.race.mode_both"), CONCURRENT)]
 
 
 def default_race_mode(gpu: bool) -> str:
@@ -30,24 +33,30 @@ def default_race_mode(gpu: bool) -> str:
 
 #: The schedule dropdown's entry for "not set" (transformers' default).
 DEFAULT_SCHEDULE = "default"
-#: Preset groups in display order: where -> group label.
-GROUPS = {"offline": "Runs offline here", "needs hub": "Needs the hub", "needs hub + GPU": "Needs the hub + a GPU"}
-GROUP_ICONS = {"offline": "\u25cf", "needs hub": "\u25cb", "needs hub + GPU": "\u25cb"}
+#: The preset list's order: offline first, then hub, then hub + GPU (Preset.where).
+ORDER = ("offline", "needs hub", "needs hub + GPU")
 
 
-def preset_choices(presets: dict[str, Preset] | None = None) -> list[tuple[str, str]]:
-    """(label, id) pairs grouped by where each preset runs: offline first, then hub, then hub + GPU."""
+def ranked_presets(presets: dict[str, Preset] | None = None) -> list[Preset]:
     presets = presets if presets is not None else load_presets()
-    order = list(GROUPS)
-    ranked = sorted(presets.values(), key=lambda p: (order.index(p.where) if p.where in order else len(order), p.id))
-    return [(f"{GROUP_ICONS.get(p.where, '')} {GROUPS.get(p.where, p.where)} \u00b7 {p.id} \u2014 {p.title}", p.id)
-            for p in ranked]
+    return sorted(presets.values(), key=lambda p: (ORDER.index(p.where) if p.where in ORDER else len(ORDER), p.id))
+
+
+def preset_choices(presets: dict[str, Preset] | None = None) -> list[tuple[Any, str]]:
+    """(label, id) pairs grouped by where each preset runs; the labels are translation keys (``ui.preset_choice.ID``,
+    their texts from :func:`preset_choice_words`)."""
+    return [(label(f"ui.preset_choice.{p.id}"), p.id) for p in ranked_presets(presets)]
+
+
+def preset_choice_words() -> dict[str, str]:
+    """The preset list's entries in the current language, by their ``ui.`` keys (for gradio's tables)."""
+    return {f"ui.preset_choice.{p.id}": preset_choice_text(p) for p in ranked_presets()}
 
 
 def methods_overview() -> str:
-    """Markdown list: one line per method (title, lossless or not, summary)."""
-    return "\n".join(f"- **{m.title}** (`{m.id}`{'' if m.lossless else ', lossy'}): {m.summary}"
-                     for m in METHODS.values())
+    """Markdown list: one line per method (title, lossless or not, summary), in the current language."""
+    return "\n".join(f"- **{method_text(m, 'title')}** (`{m.id}`{'' if m.lossless else ', ' + t('card.lossy_short')}): "
+                     f"{method_text(m, 'summary')}" for m in METHODS.values())
 
 
 def knob_value(preset: Preset, name: str) -> Any:
@@ -74,8 +83,9 @@ def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]
         "top_p": preset.top_p,
         "sampling_visible": preset.do_sample,
         "knobs": {k: {"value": knob_value(preset, k), "visible": k in method.knobs} for k in KNOBS},
-        "knobs_label": f"Method knobs \u00b7 {method.title}" + ("" if method.knobs else " (none)"),
-        "examples": [list(x) for x in zip_longest(preset.example_prompts, preset.example_notes, fillvalue="")],
+        "knobs_label": t("race.knobs_label" if method.knobs else "race.knobs_label_none",
+                         method=method_text(method, "title")),
+        "examples": [list(x) for x in zip_longest(preset.example_prompts, example_notes(preset), fillvalue="")],
         "prompt": prompt if keep else (preset.example_prompts[0] if preset.example_prompts else (prompt or "")),
     }
 
@@ -88,8 +98,7 @@ def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest
     """
     engine = engine_name(values.get("preset"))
     if engine is not None:
-        raise ArenaError(f"{engine} is a serving engine: it races with the Race button only (its model, decoding and "
-                         "speculation are the engine's own, set when it was started); plan it in the Planner tab.")
+        raise ArenaError(t("engine.race_only", engine=engine))
     method = get_method(get_preset(values["preset"]).method)
     knobs = {name: values.get(name) if name in method.knobs else None for name in KNOBS}
     changes = {name: None if blank(v) or v == DEFAULT_SCHEDULE else v for name, v in knobs.items()}

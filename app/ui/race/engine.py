@@ -9,6 +9,7 @@ from itertools import zip_longest
 from typing import Any
 
 from ...core.knobs import KNOBS, REQUEST
+from ...core.words import t
 from ...core.presets import get_preset
 from ...core.requests import Limits
 from ...engine.request import DEFAULT_MAX_NEW_TOKENS, EngineRequest, build_engine_request
@@ -38,7 +39,7 @@ def engine_state(target: EngineTarget, prompt: str | None, cap: int) -> dict[str
         "top_p": 1.0,
         "sampling_visible": False,
         "knobs": {k: {"value": None, "visible": False} for k in KNOBS},
-        "knobs_label": "Method knobs \u00b7 the engine's own (set when it was started)",
+        "knobs_label": t("engine.knobs_label"),
         "examples": [list(x) for x in zip_longest(examples.example_prompts, examples.example_notes, fillvalue="")],
         "prompt": prompt if keep else examples.example_prompts[0],
         "engine": True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.words import t
 from ...engine.result import EngineRace
 from ...engine.run import EngineRun
 from ...engine.target import EngineTarget
@@ -50,7 +51,8 @@ class Entry:
 def engine_titles(target: EngineTarget, model: str | None) -> tuple[str, str]:
     """The panes' subtitles of an engine race: which engine and which model on each side."""
     model = model or target.model or target.name
-    return f"plain \u00b7 {target.engine} \u00b7 {model}", f"{target.engine} speculative \u00b7 {model}"
+    return t("engine.plain_title", engine=target.engine, model=model), t("engine.spec_title", engine=target.engine,
+                                                                         model=model)
 
 
 def entry_from_controls(values: dict[str, Any], config: UIConfig, sequential: bool) -> Entry:

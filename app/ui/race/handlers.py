@@ -21,14 +21,18 @@ from ...race.result import RaceResult
 from ...race.runner import RaceSnapshot
 from ..config import UIConfig
 from ..boundary import failure_text
+from ...core.words import t, translate
 from ...render.status import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
-from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
+from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, methods_overview, preset_state, request_from_controls
+from ...render.panes import legend_html
+from ...render.race_data import idle_data
+from ...render.sampling_check import empty_html
 from .engine import engine_state
 from .entry import Entry, entry_from_controls, panels, race_result, trace_of
 from ..engines import chosen_target
-from ...render.why_panel import speedup_words
+from ...render.why_panel import speedup_words, why_panel_html
 from ...render.live import LiveFrames
 from ...render.race_data import clock_time
 from .session import Session
@@ -39,10 +43,6 @@ from ...render.hardware import hardware_html
 TICK = 0.15
 #: Seconds between two frames while the player still replays plain's run after the assisted side ended.
 GHOST_TICK = 0.25
-ENGINE_NOTE = ("Engine race on {name}: plain runs first with the engine to itself, then assisted (the engine's own "
-               "speculative decoding) while plain's recorded run replays from zero in step (measured).")
-FAIR_NOTE = ("Fair race: plain runs first with the machine to itself, then assisted runs live while plain's recorded "
-             "run replays from zero in step (measured).")
 
 
 def machine_facts(setup: RaceSetup | EngineSetup | None = None) -> dict:
@@ -67,10 +67,10 @@ def plain_provenance(result: RaceResult) -> str:
     10:41:02, reused: <the check>' or 'plain ran again: <why the kept run was not reused>'."""
     check = result.baseline_check or {}
     if result.baseline_kept_at is not None:
-        return f"plain's run kept from {clock_time(result.baseline_kept_at)}, reused: {check.get('reason', '')}"
+        return t("race.kept_reused", time=clock_time(result.baseline_kept_at), reason=translate(check.get("reason", "")))
     if check:
-        return check.get("reason", "plain ran again")
-    return "plain ran just now"
+        return translate(check["reason"]) if check.get("reason") else t("race.plain_again")
+    return t("race.plain_now")
 
 
 def finished_status(result: RaceResult) -> str:
@@ -80,16 +80,16 @@ def finished_status(result: RaceResult) -> str:
     verdict = result.verdict
     words, kind = speedup_words(result.speedup, verdict)
     if result.mode != "sequential":
-        how = "both at once: a show"
+        how = t("race.how_show")
     elif kind == "unmeasured":
-        how = verdict.reason
+        how = translate(verdict.reason)
     elif result.preset == ENGINE_PRESET:
-        how = "measured: each side ran with the engine to itself"
+        how = t("race.how_engine")
     else:
-        how = "measured: each side ran with the machine to itself; " + plain_provenance(result)
-    level = f"; {verdict.reason}" if kind == "even" else ""
-    label = "Fair race" if result.mode == "sequential" else "Race finished"
-    return status_html(f"{label}: {result.assisted.new_tokens} assisted tokens, {words}{level} ({how}).",
+        how = t("race.how_measured", provenance=plain_provenance(result))
+    level = f"; {translate(verdict.reason)}" if kind == "even" else ""
+    key = "race.finished_fair" if result.mode == "sequential" else "race.finished_both"
+    return status_html(t(key, tokens=result.assisted.new_tokens, words=words, level=level, how=how),
                        "loss" if kind in ("loss", "unmeasured") else "ok")
 
 
@@ -155,7 +155,7 @@ class RaceHandlers:
         run.progress = messages.append
 
         def frame(elapsed: float) -> dict:
-            msg = messages[-1] if messages else "Preparing models and prompt"
+            msg = translate(messages[-1]) if messages else t("race.preparing_models")
             return self.panes(session, frames.loading(f"{msg}\u2026 ({elapsed:.0f} s)"), status_html(f"{msg}\u2026", "info"))
 
         return (yield from run_streaming(run.prepare, frame, 0.25, "race-prepare"))
@@ -165,15 +165,15 @@ class RaceHandlers:
         returned (a RaceResult, or an engine's EngineRace)."""
         run = entry.run
         shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
-        note = (ENGINE_NOTE.format(name=entry.engine.name) if entry.engine else FAIR_NOTE if run.sequential
-                else f"Racing both sides at once{shared} (a show, not a measurement).")
+        note = (t("race.note_engine", name=entry.engine.name) if entry.engine else t("race.note_fair") if run.sequential
+                else t("race.note_both_gpu" if not shared else "race.note_both_cpu"))
         ghost = GhostClock(run.sequential)
 
         def frame(_: float = 0.0) -> dict:
             snap = run.snapshot()
             ghost.note(snap)
             kept = snap.baseline_kept_at if snap is not None else None
-            text = f"Fair race against plain's run kept from {clock_time(kept)}: assisted runs now." if kept else note
+            text = t("race.note_kept", time=clock_time(kept)) if kept else note
             return self.panes(session, frames.frame(snap), status_html(text))
 
         yield {**frame(), **self.hardware(session)}
@@ -192,14 +192,14 @@ class RaceHandlers:
             entry = entry_from_controls(values, self.config, sequential)
             session.run, session.lossless = entry.run, entry.lossless
             frames = session.frames = LiveFrames(entry.titles, entry.sequential, entry.max_tokens)
-            yield {**self.panes(session, frames.loading("Preparing\u2026"), status_html("Preparing\u2026")),
+            yield {**self.panes(session, frames.loading(t("race.preparing")), status_html(t("race.preparing"))),
                    **self.buttons(True)}
             setup = yield from self._prepare(session, entry.run, frames)
             session.facts = machine_facts(setup)
             frames.titles = dict(zip(("baseline", "assisted"), entry.titles_after(setup)))
             if session.cancel.is_set():
-                yield {**self.panes(session, frames.loading("Stopped before the race started.", "stopped"),
-                                    status_html("Stopped before the race started.")),
+                yield {**self.panes(session, frames.loading(t("race.stopped_before"), "stopped"),
+                                    status_html(t("race.stopped_before"))),
                        **self.hardware(session), **self.buttons(False)}
                 return
             outcome = yield from self._run(session, entry, setup, frames)
@@ -221,7 +221,7 @@ class RaceHandlers:
         if result.errors:
             status = status_html("; ".join(f"{s}: {m}" for s, m in result.errors.items()), "error")
         elif result.stopped:
-            status = status_html("Stopped: both runs ended after their current forward pass.", "info")
+            status = status_html(t("race.stopped_both"), "info")
         else:
             status = finished_status(result)
         downloads = self.ui.downloads.cleared() if result.errors else self.ui.downloads.ready(
@@ -246,10 +246,10 @@ class RaceHandlers:
             yield {self.ui.status: status_html(failure_text(exc), "error"), **self.buttons(False)}
             return
         if tuning is None:
-            yield {self.ui.status: status_html("Tune stopped: nothing was changed."), **self.buttons(False)}
+            yield {self.ui.status: status_html(t("race.tune_stopped")), **self.buttons(False)}
             return
         values.update(tuning.knobs)
-        yield {self.ui.status: status_html(f"Tuned: {tuning.reason} Measuring fairly with it\u2026", "ok"),
+        yield {self.ui.status: status_html(t("race.tuned", reason=translate(tuning.reason)), "ok"),
                **{self.ui.knobs[k]: gr.update(value=v) for k, v in tuning.knobs.items()}}
         yield from self._stream(session, values, sequential=True)
 
@@ -259,18 +259,19 @@ class RaceHandlers:
         request = request_from_controls(values, self.config.limits)
         session.begin()
         session.active = True  # Stop now cancels the measuring at its next step
-        lines = ["Measuring alpha and c on this prompt"]
+        lines = [t("race.tune_measuring")]
 
         def progress(message: str) -> None:
             if session.cancel.is_set():
                 raise _TuneStopped()
             lines.append(message)
 
-        yield {self.ui.status: status_html(f"Tuning: {lines[-1]}\u2026"), **self.buttons(True)}
+        yield {self.ui.status: status_html(t("race.tuning", line=translate(lines[-1]))), **self.buttons(True)}
         try:
             return (yield from run_streaming(
                 lambda: tune(request, progress),
-                lambda elapsed: {self.ui.status: status_html(f"Tuning: {lines[-1]}\u2026 ({elapsed:.0f} s)")},
+                lambda elapsed: {self.ui.status: status_html(t("race.tuning_for", line=translate(lines[-1]),
+                                                               seconds=f"{elapsed:.0f}"))},
                 0.5, "race-tune"))
         except _TuneStopped:
             return None
@@ -283,11 +284,10 @@ class RaceHandlers:
         if not session.running():
             session.stop(timeout=0)  # before the race: stops a download in progress
             if session.active:
-                return {self.ui.status: status_html("Stopping: the race will not start once the models are ready.")}
-            return {self.ui.status: status_html("Nothing is running.")}
+                return {self.ui.status: status_html(t("race.stopping_before"))}
+            return {self.ui.status: status_html(t("race.nothing_running"))}
         ended = session.stop(timeout=15)
-        return {self.ui.status: status_html("Stopped: both runs ended after their current forward pass." if ended
-                                            else "Stopping: the current forward pass is still running\u2026", "info")}
+        return {self.ui.status: status_html(t("race.stopped_both") if ended else t("race.stopping"), "info")}
 
     def choice_state(self, choice: str, prompt: str | None) -> dict:
         """The controls' values for a preset, or for one of the operator's engines (app/ui/race/engine.py)."""
@@ -311,9 +311,20 @@ class RaceHandlers:
 
     def page_loaded(self, preset_id: str, prompt: str | None) -> dict:
         """gr.Number cannot start empty (it shows and sends 0), but an update to None empties it: apply the
-        preset's values on page load so unset knobs and the seed mean "default" / "random"."""
-        return {**self.preset_changed(preset_id, prompt), self.ui.seed: gr.update(value=None),
-                self.ui.status: status_html("Ready: pick a preset, edit the prompt, press Race.")}
+        preset's values on page load so unset knobs and the seed mean "default" / "random"; and draw the tab's HTML
+        in the visitor's language (docs/DESIGN.md §4.10)."""
+        u = self.ui
+        return {**self.preset_changed(preset_id, prompt), u.seed: gr.update(value=None),
+                u.status: status_html(t("race.ready")), u.player: idle_data(), u.legend: legend_html(),
+                u.stats: race_stats_html(None), u.why: why_panel_html(None), u.chart: rounds_chart_html([]),
+                u.hardware: hardware_html(machine_facts()), u.methods: methods_overview(),
+                u.production.intro: t("deploy.intro"), u.check_result: empty_html()}
+
+    def loaded_outputs(self) -> list:
+        """What :meth:`page_loaded` sets besides the preset's controls."""
+        u = self.ui
+        return [u.seed, u.status, u.player, u.legend, u.stats, u.why, u.chart, u.hardware, u.methods,
+                u.production.intro, u.check_result]
 
     def decoding_changed(self, decoding: str) -> dict:
         return {self.ui.sampling_row: gr.update(visible=decoding == SAMPLING)}

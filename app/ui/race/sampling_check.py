@@ -15,7 +15,9 @@ from ...race.sampling_check_result import SAMPLES, TOKENS, TOP_K, CheckSettings,
 from .. import gpu
 from ..config import UIConfig
 from ..boundary import failure_text
+from ...core.words import t, translate
 from ...render.status import status_html
+from ..language import label
 from ..streaming import PerSession, run_streaming
 from .controls import CONTROL_NAMES, request_from_controls
 from ...render.sampling_check import check_html, empty_html
@@ -56,19 +58,19 @@ class SamplingCheckPanel:
         self.config = config
 
     def build(self) -> "SamplingCheckPanel":
-        with gr.Accordion("Lossless in distribution? Sampling check", open=False, elem_id="check-box"):
+        with gr.Accordion(label("ui.check.title"), open=False, elem_id="check-box"):
             with gr.Row():
                 self.samples = gr.Number(DEFAULT_SAMPLES, precision=0, minimum=SAMPLES.low, maximum=SAMPLES.high,
-                                         step=SAMPLES.step, label=SAMPLES.label, info=f"{SAMPLES.help} ({SAMPLES.bounds_text()})",
-                                         elem_id="check-samples")
+                                         step=SAMPLES.step, label=label(f"ui.knob.{SAMPLES.name}.label"),
+                                         info=label(f"ui.knob.{SAMPLES.name}.info"), elem_id="check-samples")
                 self.tokens = gr.Number(DEFAULT_TOKENS, precision=0, minimum=TOKENS.low, maximum=TOKENS.high,
-                                        label=TOKENS.label, info=f"{TOKENS.help} ({TOKENS.bounds_text()})",
-                                        elem_id="check-tokens")
-                self.top_k = gr.Number(None, precision=0, minimum=TOP_K.low, label=TOP_K.label, info=TOP_K.help,
-                                       elem_id="check-top-k")
+                                        label=label(f"ui.knob.{TOKENS.name}.label"),
+                                        info=label(f"ui.knob.{TOKENS.name}.info"), elem_id="check-tokens")
+                self.top_k = gr.Number(None, precision=0, minimum=TOP_K.low, label=label(f"ui.knob.{TOP_K.name}.label"),
+                                       info=label(f"ui.knob.{TOP_K.name}.help"), elem_id="check-top-k")
             with gr.Row():
-                self.run = gr.Button("Check sampling", variant="secondary", elem_id="check-btn", scale=2)
-                self.stop = gr.Button("\u25a0  Stop check", variant="stop", elem_id="check-stop-btn", interactive=False,
+                self.run = gr.Button(label("ui.check.run"), variant="secondary", elem_id="check-btn", scale=2)
+                self.stop = gr.Button(label("ui.check.stop"), variant="stop", elem_id="check-stop-btn", interactive=False,
                                       scale=1)
             self.status = gr.HTML("", elem_id="check-status", js_on_load=None)
             self.result = gr.HTML(empty_html(), elem_id="check-result-box", js_on_load=None)
@@ -91,23 +93,22 @@ class SamplingCheckPanel:
         return {self.run: gr.update(interactive=not running), self.stop: gr.update(interactive=running)}
 
     def stopped(self, state: CheckState) -> dict:
-        return {self.status: status_html("Check stopped: no verdict.", "info"), **self.buttons(False)}
+        return {self.status: status_html(t("check.stopped"), "info"), **self.buttons(False)}
 
     def stop_check(self, state: CheckState) -> dict:
         """Stop: the check ends after its current generate() call."""
         state.cancel.set()
-        return {self.status: status_html("Stopping after the current sample\u2026" if state.running
-                                         else "No check is running.", "info")}
+        return {self.status: status_html(t("check.stopping") if state.running else t("check.none_running"), "info")}
 
     def check_stream(self, state: CheckState, samples: Any, tokens: Any, top_k: Any, *values: Any) -> Iterator[dict]:
         """Build the request, run the check in a thread with progress in the status, then show the verdict."""
         state.cancel.clear()
         state.running = True
         try:
-            yield {self.status: status_html("Preparing the check\u2026"), **self.buttons(True)}
+            yield {self.status: status_html(t("check.preparing")), **self.buttons(True)}
             result = yield from self._run(state, samples, tokens, top_k, dict(zip(CONTROL_NAMES, values)))
             kind = "ok" if result["verdict"] == "same" else "loss"
-            yield {self.status: status_html(f"Sampling check: {result['verdict_text']}.", kind),
+            yield {self.status: status_html(t("check.status", text=translate(result["verdict_text"])), kind),
                    self.result: check_html(result), **self.buttons(False)}
         except StoppedError as exc:
             yield {self.status: status_html(str(exc), "info"), **self.buttons(False)}
@@ -122,10 +123,10 @@ class SamplingCheckPanel:
 
         request = request_from_controls(values, self.config.limits)
         settings = check_settings(samples, tokens, top_k, values, request.seed)
-        messages = [f"loading {request.preset.target}"]
+        messages = [t("check.loading", target=request.preset.target)]
 
         def frame(elapsed: float) -> dict:
-            return {self.status: status_html(f"Sampling check: {messages[-1]} ({elapsed:.0f} s)\u2026")}
+            return {self.status: status_html(t("check.progress", line=translate(messages[-1]), seconds=f"{elapsed:.0f}"))}
 
         result = yield from run_streaming(
             lambda: sampling_check(request.preset, request.prompt, request.limits, settings,

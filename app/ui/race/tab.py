@@ -13,7 +13,9 @@ from .. import gpu
 from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
 from ..engines import engine_choices
+from ...core.words import t
 from ...render.status import status_html
+from ..language import label
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
@@ -28,7 +30,7 @@ from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html
 from ...render.hardware import hardware_html
 
-SCHEDULE_CHOICES = [DEFAULT_SCHEDULE, *SCHEDULES]
+SCHEDULE_CHOICES = [(label("ui.race.schedule_default"), DEFAULT_SCHEDULE), *SCHEDULES]
 
 
 class RaceUI(SimpleNamespace):
@@ -52,7 +54,8 @@ class RaceUI(SimpleNamespace):
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
     """The control of one method knob, labelled and bounded by the knob table (open bounds left to the engine)."""
     k = KNOB_TABLE[name]
-    common = dict(label=k.label, info=f"{k.help} ({k.bounds_text()})", visible=visible, elem_id=f"knob-{name}")
+    common = dict(label=label(f"ui.knob.{name}.label"), info=label(f"ui.knob.{name}.info"), visible=visible,
+                  elem_id=f"knob-{name}")
     if k.kind == "choice":
         return gr.Dropdown(choices=SCHEDULE_CHOICES, value=value, **common)
     return gr.Number(value=value, precision=0 if k.kind == "int" else None, step=k.step,
@@ -93,24 +96,25 @@ class RaceTab:
                            elem_id="race-row")
         with gr.Row(elem_id="legend-row"):
             u.legend = gr.HTML(legend_html(), elem_id="legend", js_on_load=None, scale=4)
-            u.show_rejected = gr.Checkbox(False, label="Show rejected drafts inline", elem_id="show-rejected",
+            u.show_rejected = gr.Checkbox(False, label=label("ui.race.show_rejected"), elem_id="show-rejected",
                                           scale=1, min_width=230, container=False)
         u.show_rejected.change(None, [u.show_rejected], None, js=SHOW_REJECTED_JS, queue=False)
 
     def _prompt_and_buttons(self) -> None:
         u, initial = self.ui, self.initial
-        u.prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label="Prompt", elem_id="prompt",
-                              placeholder="Type text to continue or a question to answer")
+        u.prompt = gr.Textbox(value=initial["prompt"], lines=3, max_lines=10, label=label("ui.race.prompt"),
+                              elem_id="prompt", placeholder=label("ui.race.prompt_placeholder"))
         with gr.Row(elem_id="race-buttons"):  # right under the prompt: in the first screen (docs/DESIGN.md §1)
-            u.run = gr.Button("\u25b6  Race", variant="primary", elem_id="run-btn", scale=2, min_width=100)
+            u.run = gr.Button(label("ui.race.run"), variant="primary", elem_id="run-btn", scale=2, min_width=100)
             u.mode = gr.Radio(RACE_MODES, value=default_race_mode(has_gpu()), show_label=False, container=False,
                               elem_id="race-mode", scale=3, min_width=200)
-            u.tune = gr.Button("Tune", variant="secondary", elem_id="tune-btn", scale=1, min_width=80)
-            u.stop = gr.Button("\u25a0  Stop", variant="stop", elem_id="stop-btn", interactive=False, scale=1,
+            u.tune = gr.Button(label("ui.race.tune"), variant="secondary", elem_id="tune-btn", scale=1, min_width=80)
+            u.stop = gr.Button(label("ui.race.stop"), variant="stop", elem_id="stop-btn", interactive=False, scale=1,
                                min_width=80)
-        u.status = gr.HTML(status_html("Connecting\u2026"), elem_id="status", js_on_load=None, min_height=40)
-        u.examples = gr.Dataset(components=["textbox", "textbox"], headers=["example prompt", "what to expect"],
-                                samples=initial["examples"], type="index", label="Example prompts for this preset",
+        u.status = gr.HTML(status_html(t("race.connecting")), elem_id="status", js_on_load=None, min_height=40)
+        u.examples = gr.Dataset(components=["textbox", "textbox"],
+                                headers=[label("ui.race.example_prompt"), label("ui.race.example_note")],
+                                samples=initial["examples"], type="index", label=label("ui.race.examples"),
                                 elem_id="examples", samples_per_page=6)
         u.stop.click(self.handlers.stop, [u.session], [u.status], show_progress="hidden", **self.light)
 
@@ -121,21 +125,21 @@ class RaceTab:
         u.chart = gr.HTML(rounds_chart_html([]), elem_id="chart", js_on_load=None)
         u.downloads = RaceDownloads(self.config).build()  # the last race's trace and replay page, the share link
         self.check = SamplingCheckPanel(self.config).build()  # lossless in distribution? (docs/DESIGN.md §5.15)
-        with gr.Accordion("Hardware", open=True, elem_id="hardware-box"):
+        u.check_result = self.check.result
+        with gr.Accordion(label("ui.race.hardware"), open=True, elem_id="hardware-box"):
             u.hardware = gr.HTML(hardware_html(machine_facts()), elem_id="hardware", js_on_load=None)
 
     def _settings(self) -> None:
         u, initial = self.ui, self.initial
         u.preset = gr.Dropdown(choices=preset_choices() + engine_choices(self.config.endpoints), value=self.config.preset,
-                               label="Preset",
-                               elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
+                               label=label("ui.race.preset"), elem_id="preset", info=label("ui.race.preset_info"))
         u.card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
         self._models()
         self._decoding()
         with gr.Accordion(initial["knobs_label"], open=True, elem_id="knobs-box") as u.knobs_box:
             u.knobs = {k: knob_component(k, initial["knobs"][k]["value"], initial["knobs"][k]["visible"]) for k in KNOBS}
-        with gr.Accordion("The seven methods", open=False, elem_id="methods-box"):
-            gr.Markdown(methods_overview())
+        with gr.Accordion(label("ui.race.methods"), open=False, elem_id="methods-box"):
+            u.methods = gr.Markdown(methods_overview())
         u.production = production_panel(u.preset, self.config.preset, self.light)
         u.preset.change(self.handlers.preset_changed, [u.preset, u.prompt], u.preset_outputs(),
                         show_progress="hidden", **self.light)
@@ -144,28 +148,32 @@ class RaceTab:
 
     def _models(self) -> None:
         u, initial = self.ui, self.initial
-        local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
-        with gr.Accordion("Models", open=False, elem_id="models-box") as u.models_box:
-            u.target = gr.Textbox(value=initial["target"], label="Target model", elem_id="target", info="hub id" + local)
-            u.assistant = gr.Textbox(value=initial["assistant"], label="Assistant (drafter) model", elem_id="assistant",
+        target_info = "ui.race.target_info_local" if self.config.allow_local_models else "ui.race.target_info"
+        with gr.Accordion(label("ui.race.models"), open=False, elem_id="models-box") as u.models_box:
+            u.target = gr.Textbox(value=initial["target"], label=label("ui.race.target"), elem_id="target",
+                                  info=label(target_info))
+            u.assistant = gr.Textbox(value=initial["assistant"], label=label("ui.race.assistant"), elem_id="assistant",
                                      visible=initial["assistant_visible"])
-            u.chat_template = gr.Checkbox(initial["chat_template"], label="Use the chat template (instruct models)",
+            u.chat_template = gr.Checkbox(initial["chat_template"], label=label("ui.race.chat_template"),
                                           elem_id="chat-template")
 
     def _decoding(self) -> None:
         u, initial = self.ui, self.initial
         temperature, top_p = KNOB_TABLE["temperature"], KNOB_TABLE["top_p"]
-        with gr.Accordion("Decoding", open=True, elem_id="decoding-box") as u.decoding_box:
+        with gr.Accordion(label("ui.race.decoding"), open=True, elem_id="decoding-box") as u.decoding_box:
             u.max_new_tokens = gr.Slider(1, self.config.max_new_tokens_cap, value=initial["max_new_tokens"], step=1,
-                                         label="Max new tokens", elem_id="max-new-tokens")
-            u.decoding = gr.Radio([GREEDY, SAMPLING], value=initial["decoding"], label="Decoding", elem_id="decoding",
-                                  info="sampling diverges from the baseline by design")
+                                         label=label("ui.race.max_new_tokens"), elem_id="max-new-tokens")
+            u.decoding = gr.Radio([(label("ui.race.greedy"), GREEDY), (label("ui.race.sampling"), SAMPLING)],
+                                  value=initial["decoding"], label=label("ui.race.decoding"), elem_id="decoding",
+                                  info=label("ui.race.decoding_info"))
             with gr.Row(visible=initial["sampling_visible"], elem_id="sampling-row") as u.sampling_row:
                 u.temperature = gr.Slider(temperature.step, temperature.high, value=initial["temperature"],
-                                          step=temperature.step, label=temperature.label, elem_id="temperature")
-                u.top_p = gr.Slider(top_p.step, top_p.high, value=initial["top_p"], step=top_p.step, label=top_p.label,
-                                    elem_id="top-p")
-                u.seed = gr.Number(value=None, precision=0, label="Seed", elem_id="seed", info="empty: random")
+                                          step=temperature.step, label=label("ui.knob.temperature.label"),
+                                          elem_id="temperature")
+                u.top_p = gr.Slider(top_p.step, top_p.high, value=initial["top_p"], step=top_p.step,
+                                    label=label("ui.knob.top_p.label"), elem_id="top-p")
+                u.seed = gr.Number(value=None, precision=0, label=label("ui.race.seed"), elem_id="seed",
+                                   info=label("ui.race.seed_info"))
         u.decoding.change(self.handlers.decoding_changed, [u.decoding], [u.sampling_row], show_progress="hidden",
                           **self.light)
 
@@ -179,7 +187,7 @@ class RaceTab:
         tune_outputs = [*outputs, *u.knobs.values()]
 
         def stopped(session):  # the last frame when Stop ends a run inside a ZeroGPU worker (app/ui/gpu.py)
-            return {**h.buttons(False), u.status: status_html("Stopped.", "info")}
+            return {**h.buttons(False), u.status: status_html(t("race.stopped_short"), "info")}
 
         u.run.click(None, None, None, js=SHOW_PANES_JS, queue=False)
         u.run.click(gpu.stream(h.race_click, gpu.race_click_duration, outputs, stopped),
@@ -190,5 +198,5 @@ class RaceTab:
     def on_load(self, demo: gr.Blocks) -> None:
         """Apply the preset's values when a page loads (see RaceHandlers.page_loaded)."""
         u = self.ui
-        demo.load(self.handlers.page_loaded, [u.preset, u.prompt], [*u.preset_outputs(), u.seed, u.status],
+        demo.load(self.handlers.page_loaded, [u.preset, u.prompt], [*u.preset_outputs(), *self.handlers.loaded_outputs()],
                   show_progress="hidden", **self.light)
