@@ -10,13 +10,12 @@ from typing import Any
 from ..engine.result import EngineRace
 from ..engine.rounds import COUNTS, PER_STEP, TOTALS
 from .figures import card_html
+from ..core.words import t
 from .html import esc
 from .why_panel import positions_html, speedup_words
 
-#: How each source of the statuses reads (app/engine/rounds.py).
-SOURCES = {PER_STEP: "exact: the engine reported every verify step",
-           COUNTS: "from the engine's counts per round, in an order it did not report",
-           TOTALS: "from the engine's totals only: one summary round"}
+#: The words' key of each source of the statuses (app/engine/rounds.py).
+SOURCES = {PER_STEP: "engine.source.per_step", COUNTS: "engine.source.counts", TOTALS: "engine.source.totals"}
 
 
 def _rate(side: dict[str, Any]) -> float | None:
@@ -39,15 +38,15 @@ def engine_cards_html(race: EngineRace) -> str:
     ratio = decode_speedup(race)
     fmt = lambda x: "\u2013" if x is None else f"{x:.1f}"  # noqa: E731
     name = race.engine.get("name", "engine")
-    cards = [card_html("\u2013" if ratio is None else f"{ratio:.2f}\u00d7", f"{name}'s own decode speedup",
-                       "its assisted tokens/s over its plain tokens/s, the prompt's processing left out",
-                       "stat-engine"),
-             card_html(f"{fmt(_rate(b))} / {fmt(_rate(a))}", f"{name}'s own tokens/s", "plain / assisted, decoding only"),
-             card_html(f"{a.get('draft_n_accepted', 0)} of {a.get('draft_n', 0)}", "drafts the engine accepted",
-                       "its own counters; the rounds below add up to them")]
-    return (f'<div class="stats-engine"><div class="stats-foot">Reported by {esc(name)} '
-            f'{esc(race.engine.get("version") or "")} ({esc(race.engine.get("speculative_type") or "")}); '
-            f'statuses {esc(SOURCES.get(race.status_source, race.status_source))}.</div>'
+    cards = [card_html("\u2013" if ratio is None else f"{ratio:.2f}\u00d7", t("engine.decode_speedup", name=name),
+                       t("engine.decode_speedup_note"), "stat-engine"),
+             card_html(f"{fmt(_rate(b))} / {fmt(_rate(a))}", t("engine.own_rates", name=name), t("engine.own_rates_note")),
+             card_html(t("figures.rounds_of_drafts", accepted=a.get("draft_n_accepted", 0), drafted=a.get("draft_n", 0)),
+                       t("engine.accepted"), t("engine.accepted_note"))]
+    source = t(SOURCES[race.status_source]) if race.status_source in SOURCES else race.status_source
+    reported = t("engine.reported_by", name=name, version=race.engine.get("version") or "",
+                 spec=race.engine.get("speculative_type") or "", source=source)
+    return (f'<div class="stats-engine"><div class="stats-foot">{esc(reported)}</div>'
             f'<div class="stats-grid">{"".join(cards)}</div></div>')
 
 
@@ -57,11 +56,10 @@ def engine_verdict(race: EngineRace) -> str:
     drafted = sum(x.drafted for x in r.assisted.rounds)
     accepted = sum(x.accepted for x in r.assisted.rounds)
     ratio = decode_speedup(race)
-    head = (f"The engine accepted {accepted} of {drafted} drafted tokens ({accepted / drafted:.0%})" if drafted
-            else "The engine drafted nothing on this prompt: both sides decoded plainly")
-    own = f"; decoding alone it ran {ratio:.2f}\u00d7 plain's speed" if ratio is not None else ""
-    return (f"{head}{own}; on the arena's clock, which counts the prompt's processing too, the race was "
-            f"{r.speedup:.2f}\u00d7.")
+    head = (t("engine.verdict_accepted", accepted=accepted, drafted=drafted, share=f"{accepted / drafted:.0%}")
+            if drafted else t("engine.verdict_none"))
+    own = t("engine.verdict_own", ratio=f"{ratio:.2f}") if ratio is not None else ""
+    return t("engine.verdict", head=head, own=own, speedup=f"{r.speedup:.2f}")
 
 
 def _ms(side: dict[str, Any], key: str) -> float | None:
@@ -74,24 +72,24 @@ def engine_time_html(race: EngineRace) -> str:
     clock (request sent to last token), so the gap between the engine's speedup and the arena's is visible."""
     reported = race.engine.get("reported", {})
     rows, longest = [], 1e-9
-    for name, label in (("baseline", "plain"), ("assisted", "assisted")):
+    for name, label in (("baseline", "engine.side.plain"), ("assisted", "engine.side.assisted")):
         side = reported.get(name, {})
         prompt, decode = _ms(side, "prompt_ms"), _ms(side, "predicted_ms")
         arena = getattr(race.result, name).seconds * 1000
         longest = max(longest, arena, (prompt or 0) + (decode or 0))
         rows.append((label, prompt, decode, arena))
     if all(p is None and d is None for _, p, d, _ in rows):
-        return '<div class="why-note">The engine reported no timings of its own.</div>'
+        return f'<div class="why-note">{esc(t("engine.no_timings"))}</div>'
     bars = []
     for label, prompt, decode, arena in rows:
         segs = "".join(f'<span class="why-seg why-seg-{cls}" style="width:{100 * ms / longest:.1f}%" '
-                       f'title="{esc(what)}: {ms:.0f} ms"></span>' for cls, what, ms in
-                       (("draft", "reading the prompt", prompt), ("verify", "decoding", decode)) if ms)
-        bars.append(f'<div class="why-fig-title">{esc(label)}: the engine {((prompt or 0) + (decode or 0)):.0f} ms, '
-                    f'the arena\u2019s clock {arena:.0f} ms</div><div class="why-stack">{segs}</div>')
-    keys = ('<div class="why-keys"><span><i class="why-key why-seg-draft"></i>reading the prompt</span>'
-            '<span><i class="why-key why-seg-verify"></i>decoding</span></div>')
-    return f'<div class="why-fig-title">The engine\u2019s own clock</div>{"".join(bars)}{keys}'
+                       f'title="{esc(t(key))}: {ms:.0f} ms"></span>' for cls, key, ms in
+                       (("draft", "engine.prompt_time", prompt), ("verify", "engine.decode_time", decode)) if ms)
+        title = t("engine.time_row", side=t(label), engine=f"{(prompt or 0) + (decode or 0):.0f}", arena=f"{arena:.0f}")
+        bars.append(f'<div class="why-fig-title">{esc(title)}</div><div class="why-stack">{segs}</div>')
+    keys = (f'<div class="why-keys"><span><i class="why-key why-seg-draft"></i>{esc(t("engine.prompt_time"))}</span>'
+            f'<span><i class="why-key why-seg-verify"></i>{esc(t("engine.decode_time"))}</span></div>')
+    return f'<div class="why-fig-title">{esc(t("engine.own_clock"))}</div>{"".join(bars)}{keys}'
 
 
 def engine_why_html(race: EngineRace) -> str:
@@ -100,9 +98,9 @@ def engine_why_html(race: EngineRace) -> str:
     report."""
     r = race.result
     words, kind = speedup_words(r.speedup, r.verdict)
-    return (f'<div class="why why-{kind}" role="region" aria-label="why this result">'
+    return (f'<div class="why why-{kind}" role="region" aria-label="{esc(t("why.aria"))}">'
             f'<div class="why-head"><span class="why-speed speed-{kind}">{esc(words)}</span>'
-            f'<span class="why-mode">{esc(race.engine.get("name", "engine"))} \u00b7 measured sequentially</span></div>'
+            f'<span class="why-mode">{esc(race.engine.get("name", "engine"))} \u00b7 {esc(t("why.mode.sequential"))}</span></div>'
             f'<div class="why-verdict">{esc(engine_verdict(race))}</div>'
             f'<div class="why-figs"><div class="why-fig">{positions_html(r, None)}</div>'
             f'<div class="why-fig">{engine_time_html(race)}</div></div></div>')
