@@ -10,11 +10,12 @@ cd "$(dirname "$0")/.."
 .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
 if [ "${1:-}" = "--dev" ]; then
   .venv/bin/python -m pip install -q -r requirements-dev.txt
-  if ! command -v chromium >/dev/null 2>&1; then
+  # Chromium for the browser tests, and a CJK font so it draws the Korean page's Hangul (not empty boxes)
+  if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "noto sans cjk"; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
     else
-      echo "note: install Chromium (Debian package 'chromium') for the browser test" >&2
+      echo "note: install Chromium and a CJK font (Debian packages 'chromium' and 'fonts-noto-cjk') for the browser tests" >&2
     fi
   fi
   # axe-core, pinned in tests/axe/package-lock.json, for the contrast test (tests/test_contrast_browser.py)

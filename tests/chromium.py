@@ -102,13 +102,15 @@ def open_page(browser: Any, url: str, width: int = 1600, height: int = 1000, rea
 
 def load(page: Any, url: str, ready: bool = True) -> Any:
     """`page` once it shows the app at `url`: the Race button is there; with `ready`, the load event has also set
-    the controls (the status says Ready)."""
+    the controls (the status no longer says it is connecting, in any language: the page's first status is the one
+    it was built with)."""
     from playwright.sync_api import expect
 
     page.goto(url)
     page.wait_for_selector("#run-btn", timeout=60_000)
     if ready:
-        expect(page.locator("#status")).to_contain_text("Ready", timeout=30_000)
+        expect(page.locator("#status .status")).to_be_visible(timeout=30_000)
+        expect(page.locator("#status")).not_to_contain_text("Connecting", timeout=30_000)
     return page
 
 
