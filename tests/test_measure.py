@@ -90,7 +90,7 @@ def test_c_and_verify_slope_on_tiny_models(cache, tiny):
     assert c.draft_step_ms > 0 and c.target_step_ms > 0 and c.what == "drafter step / target step"
     lookup = setup_for(cache, "prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=4)
     assert timing.measure_c(lookup, ref, repeats=3, steps=4).value > 0
-    v = timing.verify_slope(drafter, ref, repeats=3)
+    v = timing.timed_verify_slope(drafter, ref, repeats=3)
     assert v.value >= 0 and v.low <= v.high and v.tokens == 9
 
 

@@ -23,7 +23,7 @@ from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
 from .measure import (AgreementAlpha, LookupAgreement, Progress, agreement_alpha, borrowed_tokenizers, lookup_alpha,
                       method_kind, prepare_all, reference_tokens)
 from .memory import memory_for_specs
-from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, verify_slope
+from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, timed_verify_slope
 
 
 @dataclass
@@ -176,7 +176,7 @@ def _measure(preset: Any, prompts: list[str], kind: str, options: PlanOptions, p
     refs = [reference_tokens(s) for s in setups]
     m = Measurement(setups, agreement_alpha(setups, refs), lookup_alpha(setups, refs),
                     measure_c(setups[0], refs[0], options.repeats, options.steps),
-                    verify_slope(setups[0], refs[0], repeats=options.repeats))
+                    timed_verify_slope(setups[0], refs[0], repeats=options.repeats))
     m.alpha, m.alpha_source = m.agreement.value, "greedy agreement (the drafter-choice article's method)"
     if kind == "uad" and options.check:
         g0 = preset.num_assistant_tokens or 5

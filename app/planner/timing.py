@@ -132,7 +132,7 @@ def step_ratio(draft: Any, target: Any, repeats: int = 5, steps: int = 8, device
 VERIFY_K = 9
 
 
-def verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
+def timed_verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
     """Extra cost per verified token, (t(k) / t(1) - 1) / (k - 1) in target steps (docs/DESIGN.md §5.7), timed by the
     race's own verification timer (app.race.costs)."""
     tokens = (ref + setup.input_ids[0].tolist() * k)[:k]
