@@ -18,12 +18,12 @@ from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_ar
 from ..race.prepare import RaceSetup
 from ..race.stats import EVEN_BAND
 from .advice import advice, vocabulary_check
-from .check import CheckRun, constant_knobs, default_knobs, race_prompts
+from .check import CheckRun, race_prompts
 from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
-from .measure import (AgreementAlpha, LookupAgreement, Progress, agreement_alpha, borrowed_tokenizers, lookup_alpha,
-                      method_kind, prepare_all, reference_tokens)
+from .kinds import DraftKind, draft_kind
+from .measure import AgreementAlpha, LookupAgreement, Progress, borrowed_tokenizers, lookup_alpha, prepare_all, reference_tokens
 from .memory import memory_for_specs
-from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, timed_verify_slope
+from .timing import VERIFY_K, StepRatio, VerifySlope, timed_verify_slope
 
 
 @dataclass
@@ -131,23 +131,22 @@ def final_verdict(plan: dict[str, Any]) -> dict[str, Any]:
     return {"pays": pays, "source": "predicted", "text": theory["text"], "prediction": theory["text"]}
 
 
-def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measurement, limits: Limits,
+def _check(preset: Any, prompts: Sequence[str], kind: DraftKind, plan: dict, m: Measurement, limits: Limits,
            progress: Progress | None) -> dict[str, Any]:
     """Race the best constant gamma and the default setting (and the hardware-adjusted best gamma when it
     differs); predicted vs measured for each."""
     a, c_eff = plan["alpha"], m.c_effective
 
     def constant_run(g: int, label: str) -> CheckRun:
-        knobs = constant_knobs(kind, g)
+        knobs = kind.constant_knobs(g)
         run = (m.probe if m.probe and m.probe.knobs == knobs
                else race_prompts(preset, prompts, knobs, c_eff, limits, progress))
         run.label, run.gamma, run.predicted_speedup = label, g, round(predicted_speedup(a, plan["c"], g), 4)
         return run
 
     constant = constant_run(plan["best_gamma"], f"constant gamma {plan['best_gamma']}")
-    label, knobs = default_knobs(kind, preset)
+    label, knobs, og = kind.default_setting(preset)
     other = race_prompts(preset, prompts, knobs, c_eff, limits, progress)
-    og = preset.prompt_lookup_num_tokens if kind == "lookup" else None
     other.label, other.gamma = label, og
     other.predicted_speedup = round(predicted_speedup(a, plan["c"], og), 4) if og else None
     g_adj = plan["hardware_adjusted"]["best_gamma"]
@@ -164,23 +163,23 @@ def plan_work_tokens(preset: Any, prompts: int, options: PlanOptions) -> int:
     """The most tokens a measured plan generates, in token-equivalents (the bound of docs/DESIGN.md §4.5)."""
     tokens = options.max_new_tokens or preset.max_new_tokens
     timing = 2 * options.repeats * (options.steps + 2) + 2 * options.repeats * (VERIFY_K + 1)
-    settings = (3 + (method_kind(preset.method) == "uad")) if options.check else 0
+    settings = (3 + draft_kind(preset.method).observes_alpha) if options.check else 0
     return prompts * 2 * tokens + timing + settings * prompts * race_tokens(tokens, True)
 
 
-def _measure(preset: Any, prompts: list[str], kind: str, options: PlanOptions, progress: Progress | None) -> Measurement:
+def _measure(preset: Any, prompts: list[str], kind: DraftKind, options: PlanOptions, progress: Progress | None) -> Measurement:
     """Everything measured before predicting: setups, alpha by agreement, lookup alpha, c, verify slope, UAD probe."""
     setups = prepare_all(preset, prompts, options.limits, progress)
     if progress:
         progress("Generating the target's greedy text and measuring alpha and c")
     refs = [reference_tokens(s) for s in setups]
-    m = Measurement(setups, agreement_alpha(setups, refs), lookup_alpha(setups, refs),
-                    measure_c(setups[0], refs[0], options.repeats, options.steps),
+    m = Measurement(setups, kind.agreement_alpha(setups, refs), lookup_alpha(setups, refs),
+                    kind.measure_c(setups[0], refs[0], options.repeats, options.steps),
                     timed_verify_slope(setups[0], refs[0], repeats=options.repeats))
     m.alpha, m.alpha_source = m.agreement.value, "greedy agreement (the drafter-choice article's method)"
-    if kind == "uad" and options.check:
+    if kind.observes_alpha and options.check:
         g0 = preset.num_assistant_tokens or 5
-        m.probe = race_prompts(preset, prompts, constant_knobs(kind, g0), m.c_effective, options.limits, progress)
+        m.probe = race_prompts(preset, prompts, kind.constant_knobs(g0), m.c_effective, options.limits, progress)
         m.alpha, m.alpha_source = m.probe.observed.value, f"observed in constant gamma {g0} runs (tokenizers differ)"
     if m.alpha is None:
         raise ArenaError("The target generated no tokens to measure alpha on: use longer outputs or other prompts.")
@@ -193,7 +192,7 @@ def _measured_report(plan: dict, preset: Any, prompts: list[str], m: Measurement
     device = m.setups[0].device
     plan.update(mode="measured", preset=preset.id, method=preset.method, target=preset.target,
                 assistant=preset.assistant, alpha_source=m.alpha_source, c_source=m.c.what, device=device,
-                notes=_notes(method_kind(preset.method), device))
+                notes=_notes(draft_kind(preset.method), device))
     plan["hardware_adjusted"] = {
         "verify_slope": m.verify.to_dict(), "c_effective": round(m.c_effective, 5), "best_gamma": g_adj,
         "predicted_speedup": round(s_adj, 4),
@@ -238,7 +237,7 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
                     progress: Progress | None = None) -> dict[str, Any]:
     """Measure alpha (by agreement and observed) and c on `prompts` (default: the preset's examples), predict,
     check with sequential races, and add memory, vocabulary, cost and advice. Greedy throughout."""
-    kind = method_kind(preset.method)
+    kind = draft_kind(preset.method)
     prompts = list(prompts or preset.example_prompts)
     sampling = (preset.do_sample, preset.temperature)
     tokens = options.max_new_tokens or preset.max_new_tokens
@@ -267,15 +266,9 @@ def projection_note(device: str | None) -> str | None:
             "you will pay for")
 
 
-def _notes(kind: str, device: str) -> list[str]:
+def _notes(kind: DraftKind, device: str) -> list[str]:
     notes = ["Measured greedily (temperature 0), as the drafter-choice article's code does; re-check at the serving "
-             "temperature."]
-    if kind == "uad":
-        notes.append("Tokenizers differ, so alpha by agreement is counted in drafter tokens; the prediction uses alpha "
-                     "observed in a constant-gamma run, and c includes the re-tokenization cost per drafted token.")
-    if kind == "lookup":
-        notes.append("Prompt lookup copies runs from the prompt, so acceptance is bursty, not i.i.d. as Theorem 3.8 "
-                     "assumes; with c close to 0 the formula favours long drafts.")
+             "temperature.", *kind.notes]
     if not str(device).startswith("cuda"):
         notes.append("On a CPU, verifying gamma+1 tokens costs more than one decode step (compute-bound), which "
                      "Theorem 3.8 ignores: predictions run high here (see hardware_adjusted).")
