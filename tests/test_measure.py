@@ -125,7 +125,7 @@ def test_real_uad_plan_end_to_end():
     preset = get_preset("offline-uad")
     plan = plan_for_preset(preset, [preset.example_prompts[0]], PlanOptions(max_new_tokens=12, repeats=3, steps=4,
                                                                                     limits=OPERATOR))
-    json.dumps(plan)
+    plan = json.loads(json.dumps(plan.to_dict()))
     m = plan["measurement"]
     assert m["alpha_seed"]["space"] == "drafter tokens" and 0 <= m["alpha_seed"]["value"] <= 1
     assert 0 <= plan["alpha"] <= 1 and plan["alpha_source"].startswith("observed")

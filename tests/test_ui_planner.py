@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import csv
@@ -13,7 +14,9 @@ import gradio as gr
 import pytest
 
 from app.core.requests import Limits
+from app.planner.memory import MemoryUnavailable
 from app.planner.plan import PlanOptions, plan_from_numbers
+from app.planner.types import MeasuredPoint
 from app.planner.request import parse_prices, plan_options
 from app.ui.html import status_html
 from app.ui.exports import export_dir
@@ -119,11 +122,11 @@ def test_options_parse_and_reject():
 def test_render_functions_escape_text():
     evil = "<script>alert(1)</script>"
     plan = plan_from_numbers(0.7, 0.1, PlanOptions())
-    plan.update(target=evil, assistant=evil, method=evil, advice=[evil], notes=[evil])
-    plan["cost"]["rows"][0]["label"] = evil
-    plan["cost"]["gpus"][0]["gpu"] = evil
-    plan["memory"] = {"error": evil}
-    plan["measured_points"] = [{"gamma": 3, "speedup": 1.2, "label": evil}]
+    plan.target, plan.assistant, plan.method, plan.advice, plan.notes = evil, evil, evil, [evil], [evil]
+    plan.cost.rows[0] = dataclasses.replace(plan.cost.rows[0], label=evil)
+    plan.cost.gpus[0] = dataclasses.replace(plan.cost.gpus[0], gpu=evil)
+    plan.memory = MemoryUnavailable(evil)
+    plan.measured_points = [MeasuredPoint(3, 1.2, evil)]
     html = "".join([headline_html(plan), plot_html(plan), table_html(plan), check_html(plan), memory_html(plan),
                     cost_html(plan), advice_html(plan), status_html(evil, "error"), progress_html([evil, evil])])
     assert "<script>" not in html and "&lt;script&gt;" in html
@@ -149,8 +152,8 @@ def test_measure_streams_progress_and_a_plan(tiny, local_planner, monkeypatch):
     assert set(last) == {*REPORT, "measure", "stop"}
     assert "Measured" in last["status"], last["status"]
     plan = last["raw"]
-    assert plan is state.plan and plan["mode"] == "measured" and 0.0 <= plan["alpha"] <= 1.0
-    assert plan["check"]["constant"]["identical"]  # greedy assisted == plain greedy
+    assert plan == state.plan.to_dict() and plan["mode"] == "measured" and 0.0 <= plan["alpha"] <= 1.0
+    assert state.plan.check.constant.identical  # greedy assisted == plain greedy
     assert "alpha, by agreement" in last["headline"] and "Predicted vs measured" in last["check"]
     assert "plan-fit" in last["memory"]
     assert not state.running

@@ -18,6 +18,7 @@ from ..planner.memory import DTYPE_BYTES
 from ..planner.request import PLAN_NUMBERS, calculator_numbers, plan_options, plan_prompts
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, memory_text,
                               predicted_text, saving_text)
+from ..planner.types import Plan
 from .common import add_knob_flags, emit, given, progress_logger
 
 
@@ -96,7 +97,7 @@ def preset_from_args(args: argparse.Namespace) -> Preset:
     return apply_overrides(base, changes, FLAG)
 
 
-def build_plan(args: argparse.Namespace) -> dict:
+def build_plan(args: argparse.Namespace) -> Plan:
     """The plan dict for parsed arguments (calculator or measured), checked by the planner's request builder.
     --alpha/--c: the calculator, plus memory from configs when models are named (nothing loaded)."""
     from ..planner.plan import calculator_plan, plan_for_preset
@@ -118,50 +119,59 @@ def build_plan(args: argparse.Namespace) -> dict:
     return plan_for_preset(preset, prompts, options, progress=progress_logger)
 
 
-def _human(plan: dict, out: Any = None) -> None:
-    w = (out or sys.stdout).write
-    m = plan.get("measurement")
-    if m:
-        a, c = m["alpha_seed"], m["c"]
-        helper = f" + {plan['assistant']}" if plan.get("assistant") else ""
-        w(f"{plan['method']} on {plan['device']}: {plan['target']}{helper}\n")
-        w(f"alpha by agreement {alpha_value_text(a['value'])} ({a['space']}; {a['how']})\n")
-        obs = m.get("alpha_observed")
-        if obs:
-            w(f"alpha observed   {obs['value']:.3f} per token, accepted/drafted {obs['acceptance_rate']:.3f} "
-              f"over {obs['drafting_rounds']} drafting rounds\n")
-        w(f"c {c_spread_text(c)}\n")
-    w(f"using alpha {plan['alpha']:.3f}, c {plan['c']:.4f}: best gamma {plan['best_gamma']} -> "
-      f"{plan['predicted_speedup']:.2f}x predicted (Theorem 3.8)\n{plan['verdict']['text']}\n")
-    hw = plan.get("hardware_adjusted")
-    if hw:
-        v = hw["verify_slope"]
-        w(f"this hardware: verifying costs {v['value']:.3f} step per extra token ({v['low']:.3f}..{v['high']:.3f}), "
-          f"effective c {hw['c_effective']:.4f}: best gamma {hw['best_gamma']} -> {hw['predicted_speedup']:.2f}x\n")
-    w("\n")
-    top = max(p["speedup"] for p in plan["curve"])
-    for p in plan["curve"]:
-        w(f"  gamma {p['gamma']:>2}  {p['speedup']:5.2f}x  {'#' * int(round(30 * p['speedup'] / top))}\n")
-    t = plan["table"]
-    w("\nalpha \\ c " + "".join(f"{c:>14g}" for c in t["cs"]) + "\n")
-    for a, row in zip(t["alphas"], t["cells"]):
-        cells = [f"{'*' if x['measured'] else ''}g{x['best_gamma']} {x['speedup']:.2f}x" for x in row]
+def _measured_lines(plan: Plan, w: Any) -> None:
+    """Who was measured, alpha both ways and c, when the plan measured them."""
+    m = plan.measurement
+    a, c = m.alpha_seed, m.c
+    helper = f" + {plan.assistant}" if plan.assistant else ""
+    w(f"{plan.method} on {plan.device}: {plan.target}{helper}\n")
+    w(f"alpha by agreement {alpha_value_text(a.value)} ({a.space}; {a.how})\n")
+    obs = m.alpha_observed
+    if obs:
+        w(f"alpha observed   {obs.value:.3f} per token, accepted/drafted {obs.acceptance_rate:.3f} "
+          f"over {obs.drafting_rounds} drafting rounds\n")
+    w(f"c {c_spread_text(c)}\n")
+
+
+def _curve_and_table(plan: Plan, w: Any) -> None:
+    """The predicted curve as bars and the best-gamma table around (alpha, c), measured cell starred."""
+    top = max(p.speedup for p in plan.curve)
+    for p in plan.curve:
+        w(f"  gamma {p.gamma:>2}  {p.speedup:5.2f}x  {'#' * int(round(30 * p.speedup / top))}\n")
+    t = plan.table
+    w("\nalpha \\ c " + "".join(f"{c:>14g}" for c in t.cs) + "\n")
+    for a, row in zip(t.alphas, t.cells):
+        cells = [f"{'*' if x.measured else ''}g{x.best_gamma} {x.speedup:.2f}x" for x in row]
         w(f"{a:<10g}" + "".join(f"{cell:>14}" for cell in cells) + "\n")
+
+
+def _human(plan: Plan, out: Any = None) -> None:
+    w = (out or sys.stdout).write
+    if plan.measurement:
+        _measured_lines(plan, w)
+    w(f"using alpha {plan.alpha:.3f}, c {plan.c:.4f}: best gamma {plan.best_gamma} -> "
+      f"{plan.predicted_speedup:.2f}x predicted (Theorem 3.8)\n{plan.verdict.text}\n")
+    hw = plan.hardware_adjusted
+    if hw:
+        v = hw.verify_slope
+        w(f"this hardware: verifying costs {v.value:.3f} step per extra token ({v.low:.3f}..{v.high:.3f}), "
+          f"effective c {hw.c_effective:.4f}: best gamma {hw.best_gamma} -> {hw.predicted_speedup:.2f}x\n")
+    w("\n")
+    _curve_and_table(plan, w)
     for run in check_runs(plan):
-        w(f"\n{run['label']}: measured {run['measured_speedup']:.2f}x, predicted {predicted_text(run)}, cost model on "
-          f"its rounds {run['modelled_speedup'] or 0:.2f}x, alpha observed {run['observed']['value'] or 0:.3f}")
-    final = plan.get("final")
-    if final:
-        w(f"\nverdict ({final['source']}): {final['pays']}: {final['text']}\n")
-    if plan.get("memory"):
-        w(f"\n{memory_text(plan['memory'])}\n")
-    if plan["cost"].get("projection"):
-        w(f"cost, {plan['cost']['projection']}:\n")
-    for row in plan["cost"]["rows"]:
-        w(f"{row['label']} {row['speedup']:.2f}x {saving_text(row['gpu_time_saved'])}: "
-          + ", ".join(f"{g['gpu']} {'-' if g['monthly_savings'] < 0 else ''}${abs(g['monthly_savings']):,.2f}/month"
-                      for g in row["per_gpu"]) + "\n")
-    for line in plan.get("advice", []):
+        w(f"\n{run.label}: measured {run.measured_speedup:.2f}x, predicted {predicted_text(run)}, cost model on "
+          f"its rounds {run.modelled_speedup or 0:.2f}x, alpha observed {run.observed.value or 0:.3f}")
+    if plan.final:
+        w(f"\nverdict ({plan.final.source}): {plan.final.pays}: {plan.final.text}\n")
+    if plan.memory:
+        w(f"\n{memory_text(plan.memory)}\n")
+    if plan.cost.projection:
+        w(f"cost, {plan.cost.projection}:\n")
+    for row in plan.cost.rows:
+        w(f"{row.label} {row.speedup:.2f}x {saving_text(row.gpu_time_saved)}: "
+          + ", ".join(f"{g.gpu} {'-' if g.monthly_savings < 0 else ''}${abs(g.monthly_savings):,.2f}/month"
+                      for g in row.per_gpu) + "\n")
+    for line in plan.advice:
         w(f"- {line}\n")
 
 
@@ -175,4 +185,4 @@ def run(args: argparse.Namespace) -> int:
             args.csv.write_text(plan_to_csv(plan), encoding="utf-8")
         except OSError as exc:
             raise ArenaError(f"Cannot write {args.csv}: {exc.strerror}") from None
-    return emit(args.json, plan, lambda: _human(plan))
+    return emit(args.json, plan.to_dict(), lambda: _human(plan))

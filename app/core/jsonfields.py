@@ -2,17 +2,15 @@
 every problem one :class:`ArenaError` line naming the file and the field's dotted path
 (``t.json: result.assisted.tokens.3.status must be one of ...``).
 
-:class:`JsonReader` reads single fields (:meth:`~JsonReader.get`) and whole dataclasses from their type hints
-(:meth:`~JsonReader.typed`: the reader of a saved plan); the race result's and the trace's readers extend it with the
-checks only they need.
+The race result's and the trace's readers extend :class:`JsonReader` with the checks only they need; a saved plan's
+draft length is read with it as it is (app/deploy/spec.py). :func:`json_ready` is the writing side for the typed
+results that are dataclasses (a plan).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import types
-import typing
 from typing import Any, Callable, Sequence
 
 from .errors import ArenaError
@@ -76,71 +74,29 @@ class JsonReader:
             raise self.fail(path, f"must be one of {', '.join(choices)}; got {value!r}")
         return value
 
-    # ----- whole dataclasses, from their type hints ------------------------------------------------------------
-    def typed(self, cls: type, data: Any, path: str = "") -> Any:
-        """An instance of the dataclass `cls` read from the object `data`: each field by its type hint (numbers,
-        text, true/false, null for ``X | None``, lists, objects, nested dataclasses; ``Any`` as it is); a field with
-        a default may be absent; keys the class does not have are left out (a newer file still reads). A class with
-        a ``read_json(reader, data, path)`` classmethod reads itself."""
-        if hasattr(cls, "read_json"):
-            return cls.read_json(self, data, path)
-        return cls(**self.typed_fields(cls, data, path))
 
-    def typed_fields(self, cls: type, data: Any, path: str = "") -> dict[str, Any]:
-        """The keyword arguments :meth:`typed` builds `cls` from (for classes that read themselves)."""
-        if not isinstance(data, dict):
-            raise self.fail(path or "the file", "must be a JSON object")
-        hints = typing.get_type_hints(cls)
-        out = {}
-        for f in dataclasses.fields(cls):
-            if not f.init or f.metadata.get("json") is False:
-                continue
-            if f.name not in data:
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    raise self.fail(_joined(path, f.name), "is missing")
-                continue
-            out[f.name] = self.value(hints[f.name], data[f.name], _joined(path, f.name))
-        return out
+def omitted_when_none(**kwargs: Any) -> Any:
+    """A dataclass field that :func:`json_ready` leaves out of the object when its value is None (a key some
+    objects of the type have and others do not)."""
+    return dataclasses.field(metadata={"omit_none": True}, **kwargs)
 
-    def value(self, hint: Any, value: Any, path: str) -> Any:
-        """`value` read as the type `hint` says (see :meth:`typed`)."""
-        if hint is Any:
-            return value
-        origin, args = typing.get_origin(hint), typing.get_args(hint)
-        if origin in (typing.Union, types.UnionType):
-            if value is None and type(None) in args:
-                return None
-            rest = [a for a in args if a is not type(None)]
-            if len(rest) == 1:
-                return self.value(rest[0], value, path)
-            return self._first_fitting(rest, value, path)
-        if origin in (list, tuple, Sequence):
-            items = self._of_type(value, (list,), path)
-            inner = args[0] if args else Any
-            read = [self.value(inner, item, f"{path}.{i}") for i, item in enumerate(items)]
-            return tuple(read) if origin is tuple else read
-        if origin is dict or hint is dict:
-            items = self._of_type(value, (dict,), path)
-            inner = args[1] if len(args) == 2 else Any
-            return {str(k): self.value(inner, v, f"{path}.{k}") for k, v in items.items()}
-        if dataclasses.is_dataclass(hint):
-            return self.typed(hint, self._of_type(value, (dict,), path), path)
-        if hint is float:
-            return self._of_type(value, (int, float), path)  # kept as written: a whole number stays one
-        return self._of_type(value, (hint,), path)
 
-    def _of_type(self, value: Any, kinds: tuple, path: str) -> Any:
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise self.fail(path, f"has the wrong type ({self.kind(value)})")
-        return value
+def not_in_json(**kwargs: Any) -> Any:
+    """A dataclass field that :func:`json_ready` never writes (a value kept beside the JSON, not part of it)."""
+    return dataclasses.field(metadata={"json": False}, **kwargs)
 
-    def _first_fitting(self, hints: list, value: Any, path: str) -> Any:
-        """The first of several types that `value` reads as (a union of dataclasses or scalars); the first one's
-        error when none does."""
-        first: ArenaError | None = None
-        for hint in hints:
-            try:
-                return self.value(hint, value, path)
-            except ArenaError as exc:
-                first = first or exc
-        raise first
+
+def json_ready(value: Any) -> Any:
+    """`value` as plain JSON values: a dataclass as an object of its fields in order (its own ``to_dict`` when it has
+    one; fields made with :func:`not_in_json` left out, those made with :func:`omitted_when_none` when None), lists
+    and tuples as lists, dicts with each value converted."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if hasattr(value, "to_dict"):
+            return value.to_dict()
+        return {f.name: json_ready(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.metadata.get("json", True) and not (f.metadata.get("omit_none") and getattr(value, f.name) is None)}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    return value

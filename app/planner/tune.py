@@ -47,9 +47,9 @@ def tune(request: RaceRequest, progress: Callable[[str], None] | None = None) ->
     request.limits.check_work(plan_work_tokens(preset, 1, options) + race_tokens(preset.max_new_tokens, True),
                               "Tune and its measured race", "ask for fewer new tokens")
     plan = plan_for_preset(preset, [request.prompt], options, progress)
-    hw = plan["hardware_adjusted"]
-    out = Tuning(alpha=plan["alpha"], c_effective=hw["c_effective"], best_gamma=hw["best_gamma"],
-                 predicted_speedup=hw["predicted_speedup"])
+    hw = plan.hardware_adjusted
+    out = Tuning(alpha=plan.alpha, c_effective=hw.c_effective, best_gamma=hw.best_gamma,
+                 predicted_speedup=hw.predicted_speedup)
     knob = method.length_knob
     if out.predicted_speedup <= 1.0:
         out.knobs = {"num_assistant_tokens_schedule": COST_AWARE}

@@ -17,6 +17,7 @@ from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
 from ...planner.plan import PlanOptions, plan_for_preset, plan_from_numbers
 from ...planner.report import plan_to_csv
 from ...planner.request import calculator_numbers, plan_options, plan_prompts
+from ...planner.types import Plan
 from ...race.methods import get_method
 from ..config import UIConfig
 from .. import popups
@@ -43,15 +44,15 @@ class PlanState(PerSession):
 
     def __init__(self) -> None:
         self.cancel = threading.Event()
-        self.plan: Optional[dict] = None
+        self.plan: Optional[Plan] = None
         self.running = False
 
 
-def export_plan(plan: dict) -> tuple:
+def export_plan(plan: Plan) -> tuple:
     """Write the plan as JSON and as key,value CSV into the app's "plans" export folder; returns the two paths."""
-    stem = unique_stem("plans", f"plan-{plan.get('preset') or plan.get('mode') or 'plan'}")
+    stem = unique_stem("plans", f"plan-{plan.preset or plan.mode or 'plan'}")
     json_path, csv_path = stem.with_suffix(".json"), stem.with_suffix(".csv")
-    json_path.write_text(json.dumps(plan, ensure_ascii=False, indent=2), encoding="utf-8")
+    json_path.write_text(json.dumps(plan.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
     csv_path.write_text(plan_to_csv(plan), encoding="utf-8")
     return str(json_path), str(csv_path)
 
@@ -60,10 +61,10 @@ def default_prices() -> str:
     return "\n".join(f"{g.name}={g.dollars_per_hour:g}" for g in DEFAULT_GPUS)
 
 
-def calculator(alpha: Any, c: Any, options: PlanOptions) -> dict:
+def calculator(alpha: Any, c: Any, options: PlanOptions) -> Plan:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
     plan = plan_from_numbers(*calculator_numbers(alpha, c), options)
-    plan["notes"] = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
+    plan.notes = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
                      "token is accepted independently with probability alpha."]
     return plan
 
@@ -79,14 +80,14 @@ class PlannerHandlers:
         self.config, self.ui = config, ui
 
     # ----- frames -----------------------------------------------------------------------------
-    def report(self, plan: dict, status: str) -> dict:
+    def report(self, plan: Plan, status: str) -> dict:
         """Every report component from a finished plan (the downloads are written here)."""
         json_path, csv_path = export_plan(plan)
         u = self.ui
         return {u.status: status, u.headline: headline_html(plan), u.plot: plot_html(plan), u.table: table_html(plan),
                 u.check: check_html(plan), u.memory: memory_html(plan), u.cost: cost_html(plan),
                 u.advice: advice_html(plan), u.json_file: gr.update(value=json_path, interactive=True),
-                u.csv_file: gr.update(value=csv_path, interactive=True), u.raw: plan}
+                u.csv_file: gr.update(value=csv_path, interactive=True), u.raw: plan.to_dict()}
 
     def buttons(self, busy: bool) -> dict:
         return {self.ui.measure: gr.update(interactive=not busy), self.ui.stop: gr.update(interactive=busy)}
@@ -101,8 +102,8 @@ class PlannerHandlers:
             plan = calculator(alpha, c, plan_options(24.0, 4096, "bfloat16", prices, hours))
         except ArenaError as exc:
             return self.status(failure_text(exc), "error")
-        return self.report(plan, status_html(f"Calculated for alpha {plan['alpha']:g}, c {plan['c']:g}: best gamma "
-                                             f"{plan['best_gamma']} \u2192 {plan['predicted_speedup']:.2f}x.", "ok"))
+        return self.report(plan, status_html(f"Calculated for alpha {plan.alpha:g}, c {plan.c:g}: best gamma "
+                                             f"{plan.best_gamma} \u2192 {plan.predicted_speedup:.2f}x.", "ok"))
 
     # ----- measuring --------------------------------------------------------------------------
     def request(self, preset_id: Any, target: Any, assistant: Any, prompts: Any,
@@ -147,8 +148,8 @@ class PlannerHandlers:
                                             TICK, "plan-measure")
             state.plan = plan
             yield {**self.report(plan, status_html(f"Measured {preset.id} in {time.monotonic() - started:.0f} s: alpha "
-                                                   f"{plan['alpha']:.3f}, c {plan['c']:.4f}, best gamma "
-                                                   f"{plan['best_gamma']}.", "ok")), **self.buttons(False)}
+                                                   f"{plan.alpha:.3f}, c {plan.c:.4f}, best gamma "
+                                                   f"{plan.best_gamma}.", "ok")), **self.buttons(False)}
         except Exception as error:
             yield {**self._measure_failed(state, error), **self.buttons(False)}
         finally:
@@ -212,10 +213,10 @@ class PlannerHandlers:
             hardware = (gpu_memory_gb, context_tokens, dtype, gpu_prices, hours_per_month)
             try:
                 if alpha is not None or c is not None:
-                    yield calculator(alpha, c, plan_options(*hardware))
+                    yield calculator(alpha, c, plan_options(*hardware)).to_dict()
                     return
                 options = plan_options(*hardware, max_new_tokens, self.config.limits)
-                yield (yield from self.api_measure(preset, prompts, target, assistant, options))
+                yield (yield from self.api_measure(preset, prompts, target, assistant, options)).to_dict()
             except ArenaError as exc:
                 raise popups.error(exc) from None
 

@@ -125,7 +125,7 @@ class PlannerTab:
             u.csv_file = gr.DownloadButton("\u2b07 Plan as CSV", value=None, interactive=False,
                                            elem_id="plan-download-csv", size="sm")
         with gr.Accordion("The whole plan (JSON)", open=False, elem_id="plan-json-box"):
-            u.raw = gr.JSON(calc, elem_id="plan-json")
+            u.raw = gr.JSON(calc.to_dict(), elem_id="plan-json")
 
     def _wire(self) -> None:
         """Compute is instant (no queue slot); Measure shares the generation slot with the race; Stop never waits."""
