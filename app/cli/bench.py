@@ -15,6 +15,7 @@ from ..bench.request import BENCH_NUMBERS, bench_plan
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.requests import Limits
+from ..engine.race import RACE_ENGINES
 from .common import add_knob_flags, progress_logger
 
 DEFAULT_PRESETS = "offline-prompt-lookup,offline-early-exit,offline-uad"
@@ -48,7 +49,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--endpoint", metavar="URL", help="benchmark a running engine that drafts instead of presets; "
                    "the first of --presets only lends its token budget and chat-template choice (docs/DESIGN.md §4.7)")
     p.add_argument("--plain-endpoint", metavar="URL2", help="with --endpoint: the same model without speculation")
-    p.add_argument("--engine", choices=("llama.cpp", "vllm", "sglang"), help="with --endpoint (default llama.cpp)")
+    p.add_argument("--engine", choices=RACE_ENGINES, help="with --endpoint (default llama.cpp)")
     p.add_argument("--model", help="with --endpoint: the served model's name (vLLM needs it)")
     return p
 

@@ -9,12 +9,10 @@ import argparse
 
 from ..core.errors import ArenaError
 from ..engine.http import Timeouts
-from ..engine.race import EngineRace, race_llamacpp, race_openai
+from ..engine.race import DEFAULT_MAX_NEW_TOKENS, EngineRace, race_engine
 from .common import emit
 from .race import print_human, read_prompt
 
-#: New tokens per side when --max-new-tokens is not given.
-DEFAULT_MAX_NEW_TOKENS = 64
 #: The flags of a preset race that mean nothing for an engine race.
 PRESET_ONLY = ("preset", "sample", "tune", "target", "assistant", "dtype", "quantization", "seed", "temperature",
                "top_p")
@@ -55,13 +53,8 @@ def run_endpoint(args: argparse.Namespace) -> int:
     if args.timeout is not None and not 0 < args.timeout <= 3600:
         raise ArenaError(f"--timeout must be in (0, 3600] seconds; got {args.timeout:g}")
     timeouts = Timeouts(read=args.timeout or 60.0)
-    engine = args.engine or "llama.cpp"
-    if engine == "llama.cpp":
-        race = race_llamacpp(args.endpoint, args.plain_endpoint, prompt, max_new, timeouts=timeouts,
-                             chat_template=not args.no_chat_template, model=args.model)
-    else:
-        race = race_openai(engine, args.endpoint, args.plain_endpoint, prompt, max_new, timeouts=timeouts,
-                           model=args.model)
+    race = race_engine(args.engine or "llama.cpp", args.endpoint, args.plain_endpoint, prompt, max_new,
+                       timeouts=timeouts, chat_template=not args.no_chat_template, model=args.model)
     if args.save_trace is not None:
         save_engine_trace(race, prompt, max_new, args.save_trace)
     return emit(args.json, race.to_dict(), lambda: (print_human(race.result), print(engine_stats_line(race))))

@@ -19,6 +19,9 @@ from .adapters import SpecReport
 from .http import Endpoint, Timeouts
 
 NOT_A_RACE = "a race of plain against plain is not a race"
+#: The engines a race can be run on (``--engine``), and new tokens per side when a request gives none.
+RACE_ENGINES = ("llama.cpp", "vllm", "sglang")
+DEFAULT_MAX_NEW_TOKENS = 64
 
 
 @dataclass
@@ -169,6 +172,16 @@ def race_openai(engine: str, assisted_url: str, plain_url: str | None, prompt: s
                          f"{NOT_A_RACE}.")
     info = {"name": engine, "version": None, "speculative_type": "speculative"}
     return build_result(plain_side, assisted_side, model or "engine model", max_new_tokens, info, report)
+
+
+def race_engine(engine: str, assisted_url: str, plain_url: str | None, prompt: str, max_new_tokens: int,
+                stop: threading.Event | None = None, timeouts: Timeouts = Timeouts(), chat_template: bool = True,
+                model: str | None = None) -> EngineRace:
+    """One engine race on `engine` (one of :data:`RACE_ENGINES`): :func:`race_llamacpp` for llama.cpp (its chat template
+    applied unless `chat_template` is False), else :func:`race_openai`."""
+    if engine == "llama.cpp":
+        return race_llamacpp(assisted_url, plain_url, prompt, max_new_tokens, stop, timeouts, chat_template, model)
+    return race_openai(engine, assisted_url, plain_url, prompt, max_new_tokens, stop, timeouts, model)
 
 
 class EngineRacer:
