@@ -11,6 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 #: New tokens of every fake answer, and the verify steps of the assisted fake: (start index, drafted, accepted).
 IDS = list(range(100, 110))
 STEPS = [(1, 3, 2), (5, 2, 2)]
+#: llama.cpp's predicted_ms of the plain fake (10 ms a token) and of the drafting one (its two verify steps cost
+#: 15 ms each, its four other tokens 10 ms each): c = (15 / 10 - 1) / 2.5 = 0.2 (docs/DESIGN.md §5.17).
+PREDICTED_MS = {False: 100.0, True: 70.0}
 
 
 def counters(spec: bool) -> list[tuple[int, int]]:
@@ -31,6 +34,7 @@ class Fake:
 
     def __init__(self, spec: bool = True, mode: str = "ok", slots: bool = True):
         self.spec, self.mode, self.slots = spec, mode, slots
+        self.predicted_ms = PREDICTED_MS[spec]  # the decode time the final timings report (llama.cpp's predicted_ms)
         self.vllm_shape = "choice"  # or "metrics": the two documented shapes of vLLM's per-request stats
         self.requests: list[str] = []
         fake = self
@@ -114,7 +118,8 @@ class Fake:
             timings = {"predicted_per_second": 100.0} | ({"draft_n": drafted, "draft_n_accepted": accepted}
                                                           if drafted else {})
             self._send(out, {"content": f"t{token} ", "tokens": [token], "stop": False, "timings": timings})
-        final = {"predicted_n": len(ids), "predicted_per_second": 123.4}
+        final = {"predicted_n": len(ids), "predicted_ms": self.predicted_ms,
+                 "predicted_per_second": 1e3 * len(ids) / self.predicted_ms}
         if self.spec:
             final |= {"draft_n": pairs[-1][0], "draft_n_accepted": pairs[-1][1]}
         self._send(out, {"content": "", "tokens": [], "stop": True, "model": "fake", "timings": final,

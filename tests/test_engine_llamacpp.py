@@ -78,3 +78,31 @@ def test_the_plain_server_does_not_speculate(llama_pair):
     assisted, plain = llama_pair
     assert llamacpp.speculative_slots(Endpoint(assisted.url)) is True
     assert llamacpp.speculative_slots(Endpoint(plain.url)) is False
+
+
+def test_the_plan_shows_the_alpha_of_the_engines_own_rounds(llama_pair, monkeypatch):
+    """plan --endpoint on the real server (docs/DESIGN.md §5.17): its alpha is the per-token alpha of the rounds read
+    from the engine's own draft_n / draft_n_accepted, and its decode speedup the engine's predicted_per_second
+    assisted over plain."""
+    from app.core.requests import Limits
+    from app.core.theory import per_token_alpha
+    from app.planner import engine_plan
+    from app.planner.plan import PlanOptions
+    from app.planner.request import engine_spec
+
+    raced, real = [], engine_plan.race_engine
+    monkeypatch.setattr(engine_plan, "race_engine", lambda *a, **kw: raced.append(real(*a, **kw)) or raced[-1])
+    assisted, plain = llama_pair
+    plan = engine_plan.plan_on_engine(engine_spec(None, assisted.url, plain.url), [CODE_EDIT],
+                                      PlanOptions(max_new_tokens=40, limits=Limits.operator()))
+    (race,) = raced
+    reported, steps = race.engine["reported"], race.result.assisted.rounds
+    assert race.status_source == rounds.PER_STEP and reported["assisted"]["draft_n"] > 0
+    assert sum(r.accepted for r in steps) == reported["assisted"]["draft_n_accepted"] == plan.engine.alpha_observed.accepted
+    assert sum(r.drafted for r in steps) == reported["assisted"]["draft_n"] == plan.engine.alpha_observed.drafted
+    assert plan.alpha == round(per_token_alpha(steps), 4) and 0 < plan.alpha <= 1
+    own = reported["assisted"]["predicted_per_second"] / reported["baseline"]["predicted_per_second"]
+    assert plan.engine.speedup.decode == pytest.approx(own, rel=1e-3)
+    assert plan.c >= 0 and plan.engine.c.what.endswith(engine_plan.ENGINE_TIMES) and plan.engine.identical
+    out = plan.to_dict()
+    assert out["mode"] == "measured" and out["engine"]["version"] and out["method"] == "llama.cpp ngram-simple"

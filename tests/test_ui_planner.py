@@ -8,6 +8,7 @@ import inspect
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -101,6 +102,18 @@ def test_bad_alpha_gives_a_clear_message(built, monkeypatch):
     assert "NAME=DOLLARS_PER_HOUR" in named(built.planner, handlers.plan_calculate(0.8, 0.05, "A10 costs a lot", 720))["status"]
 
 
+def test_the_fields_errors_name_them_by_their_page_labels(built, monkeypatch):
+    """A bad planner field's message starts with the label the page shows it under (one table, PLAN_NUMBERS)."""
+    from app.planner.request import PLAN_NUMBERS
+
+    monkeypatch.setattr(gr, "Warning", lambda msg: None)
+    for elem_id, knob in (("plan-gpu-memory", "gpu_memory"), ("plan-context", "context"), ("plan-dtype", "dtype"),
+                          ("plan-hours", "hours_per_month")):
+        assert by_elem_id(built, elem_id).label == PLAN_NUMBERS[knob].label
+    status = named(built.planner, built.planner.handlers.plan_calculate(0.8, 0.05, "", 800))["status"]
+    assert "GPU hours per month must be in (0, 744]; got 800" in status
+
+
 def test_alpha_not_above_c_says_so_in_plain_words():
     html = headline_html(plan_from_numbers(0.1, 0.2))
     assert "plan-verdict-no" in html and "does not exceed c" in html
@@ -110,9 +123,11 @@ def test_options_parse_and_reject():
     opts = plan_options(80, 8192, "float16", "L4=0.8; A100=1.5", 100, 16, Limits(max_new_tokens=64))
     assert (opts.gpu_memory_gb, opts.context_tokens, opts.dtype, opts.max_new_tokens) == (80, 8192, "float16", 16)
     assert [g.name for g in opts.gpus] == ["L4", "A100"] and parse_prices("")[0].name.startswith("A10")
-    for args, needle in [((0, 4096, "bfloat16", "", 720), "GPU memory"), ((24, 1.5, "bfloat16", "", 720), "Context"),
-                         ((24, 4096, "fp8", "", 720), "dtype"), ((24, 4096, "bfloat16", "", -1), "Hours")]:
-        with pytest.raises(Exception, match=needle):
+    for args, needle in [((0, 4096, "bfloat16", "", 720), "GPU memory (GB) must be"),
+                         ((24, 1.5, "bfloat16", "", 720), "Context (tokens) must be"),
+                         ((24, 4096, "fp8", "", 720), "Weights dtype must be"),
+                         ((24, 4096, "bfloat16", "", 800), "GPU hours per month must be in (0, 744]")]:
+        with pytest.raises(Exception, match=re.escape(needle)):
             plan_options(*args)
     with pytest.raises(Exception, match="between 1 and 64"):
         plan_options(24, 4096, "bfloat16", "", 720, 100, Limits(max_new_tokens=64))

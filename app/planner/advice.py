@@ -93,13 +93,15 @@ def _serving(sampling: tuple[bool, float | None], mem: PairMemory | None, alpha:
 
 
 def advice(plan: Plan, lookup: LookupAgreement | None = None, sampling: tuple[bool, float | None] = (False, 1.0),
-           exit_layer: int | None = None) -> list[str]:
+           exit_layer: int | None = None, recommendation: str | None = None) -> list[str]:
     """The article's guidance applied to what `plan` has so far (method, alpha, c, memory when computed, vocabulary,
     hardware-adjusted prediction, the check races' recommendation) and the measurement's extras: what prompt lookup
-    would get (`lookup`), the serving `sampling` (do_sample, temperature) and the early-exit layer."""
+    would get (`lookup`), the serving `sampling` (do_sample, temperature), the early-exit layer, and what a
+    measurement without check races recommends (an engine's plan)."""
     mem = plan.memory if isinstance(plan.memory, PairMemory) else None
     out = (_vocabulary(plan.vocabulary) + _drafter_size(mem, plan.c) + _hardware(exit_layer, mem, plan.hardware_adjusted)
            + _lookup(lookup, plan.method, plan.alpha) + _serving(sampling, mem, plan.alpha, plan.c))
-    out.append(plan.check.recommendation if plan.check else
-               "Race the table's fixed gamma against the dynamic default on real prompts and keep the faster.")
+    out.append(recommendation or (plan.check.recommendation if plan.check else
+                                  "Race the table's fixed gamma against the dynamic default on real prompts and keep "
+                                  "the faster."))
     return out

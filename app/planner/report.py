@@ -54,6 +54,19 @@ def memory_text(mem: PairMemory | MemoryUnavailable | None) -> str:
             f"{'fits' if mem.fits else 'does NOT fit'} {mem.gpu_memory_gb:g} GB")
 
 
+def engine_text(plan: Plan) -> str:
+    """What an engine plan measured, in three lines: who, alpha and c from the engine, the measured speedups."""
+    e, c, a = plan.engine, plan.engine.c, plan.engine.alpha_observed
+    return (f"{plan.method} on {plan.device} ({e.version or 'version not reported'}): {plan.target}, {e.prompts} "
+            f"prompts x {e.max_new_tokens} tokens, greedy; rounds: {e.status_source}\n"
+            f"alpha observed {alpha_value_text(a.value)} per token, accepted/drafted {alpha_value_text(a.acceptance_rate)} "
+            f"over {a.drafting_rounds} drafting rounds\n"
+            f"c {c.value:.4f} measured from the engine (spread {c.low:.4f}..{c.high:.4f} over the prompts; a plain step "
+            f"{c.plain_ms_per_token:.2f} ms, a verify step {c.verify_ms_per_step:.2f} ms for {c.mean_drafted:.2f} drafted)\n"
+            f"measured: {e.speedup.decode:.2f}x decode (the engine's clock), {e.speedup.end_to_end:.2f}x end to end "
+            f"(the arena's clock); output {'identical to' if e.identical else 'DIFFERS from'} plain")
+
+
 def saving_text(saved: float) -> str:
     """'saves 35.0% GPU time' or 'COSTS 12.0% more GPU time' for a cost row's gpu_time_saved."""
     return f"saves {saved:.1%} GPU time" if saved >= 0 else f"COSTS {-saved:.1%} more GPU time"

@@ -160,11 +160,14 @@ class EngineCost:
 class EngineSpeedup:
     """Measured speedups (x) of the engine's speculation: decode, the engine's own predicted_per_second assisted over
     plain (prefill left out); end_to_end, the arena's clock (request sent to last token), both over all prompts;
-    per_prompt: the engine's decode speedup of each prompt."""
+    per_prompt: the engine's decode speedup of each prompt; predicted: Theorem 3.8 at the measured alpha and c at
+    predicted_gamma, the engine's mean draft length rounded (at least 1)."""
 
     decode: float
     end_to_end: float
     per_prompt: list[float]
+    predicted_gamma: int
+    predicted: float
 
 
 @dataclass

@@ -6,17 +6,20 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Iterator, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional
 
 import gradio as gr
 
 from ...core.errors import ArenaError
+from ...core.knobs import REQUEST, blank, shown
 from ...core.presets import Preset, get_preset, load_presets
-from ...core.requests import build_preset, check_preset_id
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
+from ...planner.engine_plan import plan_on_engine
+from ...planner.memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB
 from ...planner.plan import PlanOptions, plan_for_preset, plan_from_numbers
 from ...planner.report import plan_to_csv
-from ...planner.request import calculator_numbers, plan_options, plan_prompts
+from ...planner.request import EngineSpec, calculator_numbers, engine_spec, plan_options, plan_preset, plan_prompts
 from ...planner.types import Plan
 from ...race.methods import get_method
 from ..config import UIConfig
@@ -33,6 +36,38 @@ log = logging.getLogger("app.ui")
 
 DEFAULT_PLAN_PRESET = "offline-uad"
 TICK = 0.5  # seconds between two progress frames while measuring
+
+
+#: The value that picks one of the operator's engines where a preset id is expected (the page's preset list, the
+#: /plan API's preset): "engine:NAME".
+ENGINE_CHOICE = "engine:"
+
+
+def engine_choice(name: str) -> str:
+    """The preset-list value of the operator's engine `name`."""
+    return ENGINE_CHOICE + name
+
+
+def engine_name(choice: Any) -> Optional[str]:
+    """The engine's name when `choice` picks one of the operator's engines, else None (a preset id)."""
+    return choice[len(ENGINE_CHOICE):] if isinstance(choice, str) and choice.startswith(ENGINE_CHOICE) else None
+
+
+def engine_choices(config: UIConfig) -> list:
+    """(label, value) of each engine the operator offers (``app.py --endpoint NAME=URL[,plain=URL2]``)."""
+    return [(f"\u2699 serving engine \u00b7 {e.name} \u2014 its own model and speculation", engine_choice(e.name))
+            for e in config.endpoints]
+
+
+@dataclass
+class Measuring:
+    """A checked measurement, ready to run: what it measures (for the status line), how many prompts, and the work
+    itself, ``run(progress, stop) -> Plan`` (progress raises to stop at the planner's next step; stop closes an
+    engine's open request)."""
+
+    label: str
+    prompts: int
+    run: Callable[[Callable[[str], None], threading.Event], Plan]
 
 
 class PlanCancelled(Exception):
@@ -99,22 +134,41 @@ class PlannerHandlers:
     def plan_calculate(self, alpha: Any, c: Any, prices: Any, hours: Any) -> dict:
         """Compute button: the calculator (no model), the whole report."""
         try:
-            plan = calculator(alpha, c, plan_options(24.0, 4096, "bfloat16", prices, hours))
+            plan = calculator(alpha, c, plan_options(prices=prices, hours=hours))
         except ArenaError as exc:
             return self.status(failure_text(exc), "error")
         return self.report(plan, status_html(f"Calculated for alpha {plan.alpha:g}, c {plan.c:g}: best gamma "
                                              f"{plan.best_gamma} \u2192 {plan.predicted_speedup:.2f}x.", "ok"))
 
     # ----- measuring --------------------------------------------------------------------------
-    def request(self, preset_id: Any, target: Any, assistant: Any, prompts: Any,
-                options: PlanOptions) -> tuple[Preset, list[str]]:
-        """The preset with the tab's model overrides and token count, through the one request builder under the
-        server's limits (a local folder is refused unless the server allows them), and the prompts to measure."""
-        changes = {"target": target, **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
-        if get_method(get_preset(check_preset_id(preset_id)).method).needs_assistant:
-            changes["assistant"] = assistant
-        preset = build_preset(preset_id, changes, self.config.limits)
-        return preset, plan_prompts(prompts, preset, options.limits)
+    def request(self, choice: Any, target: Any, assistant: Any, prompts: Any, options: PlanOptions) -> Measuring:
+        """What Measure (or the /plan API) asks for, through the planner's request builder under the server's limits:
+        a preset with the tab's model overrides and token count (a local folder is refused unless the server allows
+        them), or one of the operator's engines (:func:`engine_choice`; picked by name, its URLs never typed), with
+        the prompts to measure on."""
+        name = engine_name(choice)
+        if name is not None:
+            spec = self.engine(name, target, assistant)
+            prompt_list = plan_prompts(prompts, None, options.limits)
+            return Measuring(f"the engine {name}", len(prompt_list),
+                             lambda progress, stop: plan_on_engine(spec, prompt_list, options, progress, stop))
+        changes = {"target": target, "assistant": assistant,
+                   **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
+        preset = plan_preset(choice, changes, self.config.limits)
+        prompt_list = plan_prompts(prompts, preset, options.limits)
+        return Measuring(preset.id, len(prompt_list),
+                         lambda progress, stop: plan_for_preset(preset, prompt_list, options, progress))
+
+    def engine(self, name: str, target: Any, assistant: Any) -> EngineSpec:
+        """The operator's engine called `name` (``app.py --endpoint NAME=URL[,plain=URL2]``), raced as llama.cpp;
+        model overrides are refused: an engine serves its own models."""
+        offered = {e.name: e for e in self.config.endpoints}
+        if name not in offered:
+            raise ArenaError(f"This server offers no engine named {shown(name)}"
+                             + (f"; it offers {', '.join(offered)}." if offered else "."))
+        if not (blank(target) and blank(assistant)):
+            raise ArenaError("An engine serves its own models: leave the target and drafter overrides empty.")
+        return engine_spec("llama.cpp", offered[name].url, offered[name].plain_url, origin=REQUEST)
 
     def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,
                      max_new_tokens: Any, gpu_memory: Any, context: Any, dtype: Any, prices: Any,
@@ -122,17 +176,25 @@ class PlannerHandlers:
         """Measure and plan button: stream progress, then the whole report."""
         try:
             options = plan_options(gpu_memory, context, dtype, prices, hours, max_new_tokens, self.config.limits)
-            preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
+            what = self.request(preset_id, target, assistant, prompts, options)
         except ArenaError as exc:
             yield self.status(failure_text(exc), "error")
             return
-        yield from self.measure_preset(state, preset, prompt_list, options)
+        yield from self.measure(state, what)
 
     def measure_preset(self, state: PlanState, preset: Preset, prompts: list, options: PlanOptions) -> Iterator[dict]:
-        """Run ``plan_for_preset`` in a worker thread; a progress frame every TICK, then the report."""
+        """Measure `preset` on `prompts` (already checked): see :meth:`measure`."""
+        yield from self.measure(state, Measuring(preset.id, len(prompts),
+                                                 lambda progress, stop: plan_for_preset(preset, prompts, options,
+                                                                                        progress)))
+
+    def measure(self, state: PlanState, what: Measuring) -> Iterator[dict]:
+        """Run the measurement in a worker thread; a progress frame every TICK, then the report. Stop (or the tab
+        going away) sets the state's cancel event: the planner stops at its next step, an engine's open request is
+        closed at once."""
         state.cancel.clear()
         state.running = True
-        lines = [f"Measuring {preset.id}: {len(prompts)} prompt(s), greedy"]
+        lines = [f"Measuring {what.label}: {what.prompts} prompt(s), greedy"]
 
         def progress(msg: str) -> None:
             if state.cancel.is_set():
@@ -143,11 +205,11 @@ class PlannerHandlers:
         started = time.monotonic()
         try:
             yield {self.ui.status: progress_html(lines, 0.0), **self.buttons(True)}
-            plan = yield from run_streaming(lambda: plan_for_preset(preset, prompts, options, progress),
+            plan = yield from run_streaming(lambda: what.run(progress, state.cancel),
                                             lambda elapsed: {self.ui.status: progress_html(lines, elapsed)},
                                             TICK, "plan-measure")
             state.plan = plan
-            yield {**self.report(plan, status_html(f"Measured {preset.id} in {time.monotonic() - started:.0f} s: alpha "
+            yield {**self.report(plan, status_html(f"Measured {what.label} in {time.monotonic() - started:.0f} s: alpha "
                                                    f"{plan.alpha:.3f}, c {plan.c:.4f}, best gamma "
                                                    f"{plan.best_gamma}.", "ok")), **self.buttons(False)}
         except Exception as error:
@@ -169,12 +231,16 @@ class PlannerHandlers:
         return self.status("Stopping after the current step\u2026")
 
     def preset_changed(self, preset_id: str, prompts: Optional[str]) -> dict:
-        """Planner preset picked: the models' placeholders, the assistant box, and the examples (own text kept)."""
+        """Planner preset picked: the models' placeholders, the assistant box, and the examples (own text kept); an
+        engine picked: no model boxes (it serves its own), the prompts as they are."""
+        if engine_name(preset_id) is not None:
+            return {self.ui.target: gr.update(value="", visible=False), self.ui.assistant: gr.update(value="",
+                                                                                                     visible=False)}
         preset = get_preset(preset_id)
         examples = {prompt_text(p) for p in load_presets()}
         keep = bool(prompts and prompts.strip()) and prompts not in examples
         needs = get_method(preset.method).needs_assistant
-        out = {self.ui.target: gr.update(value="", placeholder=preset.target),
+        out = {self.ui.target: gr.update(value="", placeholder=preset.target, visible=True),
                self.ui.assistant: gr.update(value="", placeholder=preset.assistant or "", visible=needs)}
         if not keep:
             out[self.ui.prompts] = gr.update(value=prompt_text(preset_id))
@@ -190,14 +256,17 @@ class PlannerHandlers:
 
         def plan(preset: str = DEFAULT_PLAN_PRESET, prompts: str = "", alpha: Optional[float] = None,
                  c: Optional[float] = None, max_new_tokens: Optional[int] = 32, target: Optional[str] = None,
-                 assistant: Optional[str] = None, dtype: str = "bfloat16", context_tokens: int = 4096,
-                 gpu_memory_gb: float = 24.0, gpu_prices: str = "", hours_per_month: float = HOURS_PER_MONTH) -> dict:
+                 assistant: Optional[str] = None, dtype: str = DEFAULT_DTYPE, context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+                 gpu_memory_gb: float = DEFAULT_GPU_MEMORY_GB, gpu_prices: str = "",
+                 hours_per_month: float = HOURS_PER_MONTH) -> dict:
             """The draft planner: alpha, c, the best draft length gamma, predicted and measured speedup, memory and
             cost as one dict (the CLI's `plan --json`), with one verdict in `final`. With alpha and c: the calculator
-            (instant); otherwise it measures on the preset's models and your prompts.
+            (instant); otherwise it measures on the preset's models and your prompts, or races them through one of
+            this server's serving engines.
 
             Args:
-                preset: preset id whose models and method are planned, e.g. offline-uad or drafter
+                preset: preset id whose models and method are planned, e.g. offline-uad or drafter, or engine:NAME for
+                    a serving engine this server offers
                 prompts: your prompts, one per line (empty: the preset's examples)
                 alpha: acceptance rate per drafted token, 0-1 (give alpha and c for the instant calculator)
                 c: cost ratio, one draft step over one target step (with alpha: the calculator)
@@ -224,8 +293,9 @@ class PlannerHandlers:
 
     def api_measure(self, preset_id: Any, prompts: Any, target: Any, assistant: Any,
                     options: PlanOptions) -> Iterator[None]:
-        """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step."""
-        preset, prompt_list = self.request(preset_id, target, assistant, prompts, options)
+        """``plan = yield from api_measure(...)``: measure in a thread; closing the generator stops it at its next step
+        (an engine's open request at once)."""
+        what = self.request(preset_id, target, assistant, prompts, options)
         cancel = threading.Event()
 
         def progress(message: str) -> None:
@@ -234,6 +304,6 @@ class PlannerHandlers:
             log.info("%s", message)
 
         try:
-            return (yield from in_background(lambda: plan_for_preset(preset, prompt_list, options, progress), "api-plan"))
+            return (yield from in_background(lambda: what.run(progress, cancel), "api-plan"))
         finally:
             cancel.set()  # a cancelled job or a lost client: the worker stops at its next step

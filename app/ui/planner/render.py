@@ -53,9 +53,21 @@ def _measured_stats(plan: Plan) -> list[str]:
                   tip=f"{c.what}, median of {c.repeats} x {c.steps} one-token steps")]
 
 
+def _engine_stats(plan: Plan) -> list[str]:
+    """The headline's figures measured on a serving engine: alpha from its rounds, c from its step times."""
+    e = plan.engine
+    a, c = e.alpha_observed, e.c
+    return [_stat("alpha, observed on the engine", alpha_value_text(a.value),
+                  f"accepted/drafted {alpha_value_text(a.acceptance_rate)} over {a.drafting_rounds} rounds",
+                  tip=f"per token, from the engine's own rounds ({e.status_source})"),
+            _stat("c, measured from the engine", f"{c.value:.4f}",
+                  f"spread {c.low:.4f}..{c.high:.4f}; plain step {c.plain_ms_per_token:.2f} ms, verify step "
+                  f"{c.verify_ms_per_step:.2f} ms", tip=c.what)]
+
+
 def _who(plan: Plan) -> str:
     """Method, models, device and what was measured, in one line (empty for a plan without models)."""
-    m = plan.measurement
+    m = plan.measurement or plan.engine
     if not plan.target:
         return ""
     return (f'<div class="plan-who">{_e(plan.method or "")} \u00b7 {_e(plan.target)}'
@@ -68,6 +80,8 @@ def headline_html(plan: Plan) -> str:
     """alpha (both ways), c with its spread, best gamma, predicted speedup and the alpha-vs-c verdict."""
     if plan.measurement:
         stats = _measured_stats(plan)
+    elif plan.engine:
+        stats = _engine_stats(plan)
     else:
         stats = [_stat("alpha (given)", f"{plan.alpha:.3f}", "acceptance rate per draft token"),
                  _stat("c (given)", f"{plan.c:.4f}", "draft step time / target step time")]
@@ -140,8 +154,26 @@ def table_html(plan: Plan) -> str:
                     "outlined: your alpha and c; filled: the fastest cell; red: slower than plain generate()")
 
 
+def engine_check_html(plan: Plan) -> str:
+    """Predicted vs measured on a serving engine: its decode speedup (its own clock), the end-to-end one (the arena's)
+    and each prompt's, beside Theorem 3.8 at its own mean draft length."""
+    e = plan.engine
+    rows = [("engine decode (its own clock, prompt left out)", e.speedup.decode),
+            ("end to end (the arena's clock, prompt included)", e.speedup.end_to_end)]
+    rows += [(f"prompt {i + 1}, engine decode", s) for i, s in enumerate(e.speedup.per_prompt)]
+    body = ('<div class="plan-scroll"><table class="plan-table"><thead><tr><th>measured</th><th>speedup</th></tr>'
+            '</thead><tbody>' + "".join(f"<tr><td>{_e(label)}</td><td class='num'><b>{s:.2f}x</b></td></tr>"
+                                        for label, s in rows) + '</tbody></table></div>'
+            f'<div class="plan-reco">Theorem 3.8 at the measured alpha and c predicts {e.speedup.predicted:.2f}x at '
+            f'gamma {e.speedup.predicted_gamma} (the engine drafted {e.c.mean_drafted:.2f} a round); output '
+            f'{"identical to" if e.identical else "DIFFERS from"} plain. {_e(plan.final.text)}</div>')
+    return _section("Predicted vs measured (the engine, sequential)", body, "plan-check")
+
+
 def check_html(plan: Plan) -> str:
     """Predicted vs measured speedup for the constant best gamma, the default schedule (and the adjusted gamma)."""
+    if plan.engine:
+        return engine_check_html(plan)
     runs = check_runs(plan)
     if not runs:
         return empty_html("Predicted vs measured", "Measure a model pair to race the best constant gamma against "
@@ -161,6 +193,8 @@ def check_html(plan: Plan) -> str:
 def memory_html(plan: Plan) -> str:
     """Params, weight bytes, KV per token and at the context, the drafter's share, and whether it fits."""
     mem = plan.memory
+    if plan.engine:
+        return empty_html("Memory", "A serving engine holds its own models: the planner reads no configs for it.")
     if not mem:
         return empty_html("Memory", "Measure a model pair to read its configs: parameters, weights, KV cache, fit.")
     if not isinstance(mem, PairMemory):
