@@ -201,4 +201,7 @@ def _notes(m: EngineMeasurement) -> list[str]:
             "verification of the drafts and the engine's per-step work, so it is already the effective c; no separate "
             "hardware adjustment applies.",
             "The engine drafts at its own configured length; the curve says what other lengths would give at the "
-            "measured alpha and c (set them at the engine's launch, python -m app deploy)."]
+            "measured alpha and c (set them at the engine's launch, python -m app deploy).",
+            "Theorem 3.8 takes each draft token as accepted independently with probability alpha; an n-gram "
+            "drafter's acceptances come in runs, so compare the prediction at the engine's length with the measured "
+            "speedup before trusting the curve."]

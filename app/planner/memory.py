@@ -117,12 +117,12 @@ def arch_facts(config: Any, n_params: int | None = None, params_from: str = "") 
                      int(text.vocab_size), sliding, int(window) if sliding else None, int(n_params), params_from)
 
 
-def kv_bytes_per_token(facts: ArchFacts, dtype: str = "bfloat16") -> float:
+def kv_bytes_per_token(facts: ArchFacts, dtype: str = DEFAULT_DTYPE) -> float:
     """2 x layers x KV heads x head dim x bytes: KV-cache bytes one token adds (all layers, no window)."""
     return 2 * facts.layers * facts.kv_heads * facts.head_dim * weight_bytes_per_param(kv_dtype(dtype))
 
 
-def kv_cache_bytes(facts: ArchFacts, context: int, dtype: str = "bfloat16") -> float:
+def kv_cache_bytes(facts: ArchFacts, context: int, dtype: str = DEFAULT_DTYPE) -> float:
     """KV-cache bytes at `context` tokens; sliding-window layers hold at most `sliding_window` tokens."""
     per_layer_token = 2 * facts.kv_heads * facts.head_dim * weight_bytes_per_param(kv_dtype(dtype))
     full = facts.layers - facts.sliding_layers
