@@ -174,14 +174,17 @@ class LookupDrafts(DraftKind):
     def fits(method: Method) -> bool:
         return method.drafts_from_prompt
 
+    @staticmethod
+    def sizes(preset: Preset) -> tuple[int, int]:
+        """(tokens a lookup copies, the longest n-gram it matches: transformers' 2 when the preset sets none)."""
+        return preset.prompt_lookup_num_tokens, preset.max_matching_ngram_size or 2
+
     def prompt_agreement(self, setup, ref):
-        p = setup.preset
-        return lookup_agreement(setup, ref, p.prompt_lookup_num_tokens, p.max_matching_ngram_size or 2)
+        return lookup_agreement(setup, ref, *self.sizes(setup.preset))
 
     def draft_stepper(self, setup, ref):
-        p = setup.preset
         ids = torch.cat([setup.input_ids.cpu(), torch.tensor([ref])], dim=1)
-        return LookupStepper(ids, p.prompt_lookup_num_tokens, p.max_matching_ngram_size or 2)
+        return LookupStepper(ids, *self.sizes(setup.preset))
 
     def constant_knobs(self, gamma):
         return {self.method.length_knob: gamma}
