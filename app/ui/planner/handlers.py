@@ -100,7 +100,7 @@ def calculator(alpha: Any, c: Any, options: PlanOptions) -> Plan:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
     plan = plan_from_numbers(*calculator_numbers(alpha, c), options)
     plan.notes = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
-                     "token is accepted independently with probability alpha."]
+                  "token is accepted independently with probability alpha."]
     return plan
 
 
@@ -265,8 +265,7 @@ class PlannerHandlers:
             this server's serving engines.
 
             Args:
-                preset: preset id whose models and method are planned, e.g. offline-uad or drafter, or engine:NAME for
-                    a serving engine this server offers
+                preset: a preset id (offline-uad, drafter), or engine:NAME for one of this server's serving engines
                 prompts: your prompts, one per line (empty: the preset's examples)
                 alpha: acceptance rate per drafted token, 0-1 (give alpha and c for the instant calculator)
                 c: cost ratio, one draft step over one target step (with alpha: the calculator)
