@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import threading
 
-
-from app.core.requests import Limits
 from app.core.presets import get_preset
-from app.race.runner import Race
-from app.race.prepare import prepare
+from app.core.requests import Limits, RaceRequest
+from app.race.lifecycle import run_race
+
+#: The script's stop event, passed to every race (the lifecycle also stops a race on Ctrl-C).
+STOP = threading.Event()
 
 PROMPTS = [
     "Explain in three sentences why the sky is blue.",
@@ -43,7 +45,8 @@ def main() -> None:
         acc = dra = 0
         taus, speedups = [], []
         for prompt in PROMPTS:
-            r = Race(prepare(preset, prompt, Limits.operator()), sequential=True).run().to_dict()
+            request = RaceRequest(preset, prompt, None, Limits.operator())
+            r = run_race(request, sequential=True, stop=STOP).raise_if_failed().to_dict()
             rounds = r["assisted"]["rounds"]
             acc += sum(x["accepted"] for x in rounds)
             dra += sum(x["drafted"] for x in rounds)

@@ -46,10 +46,11 @@ def page_controls(preset_id: str, prompt: str, max_new_tokens: int) -> list:
 def page_fair_race(handlers: Any, controls: list) -> tuple[Any, float | None, float | None]:
     """(result, seconds to the first frame of the assisted phase, seconds to the first assisted token) of one fair
     race through the page's handler."""
+    from app.ui.race.controls import FAIR
     from app.ui.race.session import Session
 
     session, start, phase_at, token_at = Session(), time.perf_counter(), None, None
-    for frame in handlers.measure_stream(session, False, *controls):
+    for frame in handlers.race_click(session, FAIR, *controls):
         snap = session.run.snapshot() if session.run is not None else None
         now = time.perf_counter() - start
         if snap is not None and snap.sides["assisted"].started and phase_at is None:

@@ -33,16 +33,22 @@ def _gpu_or_exit() -> None:
 
 def _race(preset, prompt: str) -> None:
     """One concurrent race: both sides on the same GPU; prints tokens/s and peak memory."""
-    from app.core.requests import Limits
-    from app.race.prepare import prepare
-    from app.race.runner import Race
+    import threading
 
-    setup = prepare(preset, prompt, Limits.operator())
-    devices = {setup.target.device} | ({setup.assistant.device} if setup.assistant else set())
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    result = Race(setup, sequential=False).run()
-    torch.cuda.synchronize()
+    from app.core.requests import Limits, RaceRequest
+    from app.race.lifecycle import RaceRun
+
+    run = RaceRun(RaceRequest(preset, prompt, None, Limits.operator()), sequential=False, stop=threading.Event(),
+                  label="gpu check race")
+    try:
+        setup = run.prepare()
+        devices = {setup.target.device} | ({setup.assistant.device} if setup.assistant else set())
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        result = run.run()
+        torch.cuda.synchronize()
+    finally:
+        run.close("gpu check ended early")
     assert not result.errors, result.errors
     assert all(d.startswith("cuda") for d in devices), f"a side ran off the GPU: {devices}"
     print(f"{preset.id:<24} {preset.method:<14} on {', '.join(sorted(devices))}: baseline "

@@ -16,11 +16,9 @@ import time
 from pathlib import Path
 
 
-from app.core.requests import Limits
 from app.core.presets import get_preset
-from app.race.runner import Race
-from app.race.prepare import prepare
-from app.race.tracer import TokenEvent
+from app.core.requests import Limits, RaceRequest
+from app.race.lifecycle import RaceRun
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a message in a bottle."
 
@@ -33,20 +31,28 @@ def rss_mib() -> float:
     return float("nan")
 
 
-def cycle(setup, tokens_before_stop: int) -> float:
-    """One start-stop cycle; returns seconds from stop() to both workers ended."""
-    race = Race(setup)
-    seen = 0
-    stopped_at = None
-    for event in race.events():
-        if isinstance(event, TokenEvent) and stopped_at is None:
-            seen += 1
-            if seen >= tokens_before_stop:
-                stopped_at = time.perf_counter()
-                race.stop()
-    if not race.join(10):
-        raise SystemExit("workers still alive 10 s after stop")
-    return time.perf_counter() - (stopped_at or time.perf_counter())
+def cycle(request: RaceRequest, tokens_before_stop: int) -> float:
+    """One start-stop cycle through the race lifecycle, as the page drives it: the race runs in a worker thread, a
+    follower reads its snapshots until `tokens_before_stop` tokens are out, then stops it (its own stop event) and
+    waits for the workers. Returns seconds from the stop to both workers ended."""
+    run = RaceRun(request, stop=threading.Event(), label="soak race")
+    worker = threading.Thread(target=run.run, name="soak-run", daemon=True)
+    try:
+        run.prepare()
+        worker.start()
+        while worker.is_alive():
+            snap = run.snapshot()
+            if snap is not None and sum(len(s.tokens) for s in snap.sides.values()) >= tokens_before_stop:
+                break
+            time.sleep(0.005)
+        stopped_at = time.perf_counter()
+        run.stop()
+        worker.join(10)
+        if worker.is_alive() or not run.join(10):
+            raise SystemExit("workers still alive 10 s after stop")
+        return time.perf_counter() - stopped_at
+    finally:
+        run.close("soak cycle ended early")
 
 
 def main() -> None:
@@ -55,11 +61,12 @@ def main() -> None:
     ap.add_argument("--preset", default="offline-prompt-lookup")
     ap.add_argument("--tokens-before-stop", type=int, default=3)
     args = ap.parse_args()
-    setup = prepare(get_preset(args.preset).with_overrides(dict(max_new_tokens=512)), PROMPT, Limits.operator())
-    cycle(setup, args.tokens_before_stop)  # warm-up: lazy allocations, thread pools
+    request = RaceRequest(get_preset(args.preset).with_overrides(dict(max_new_tokens=512)), PROMPT, None,
+                          Limits.operator())
+    cycle(request, args.tokens_before_stop)  # warm-up: lazy allocations, thread pools
     gc.collect()
     threads0, rss0 = threading.active_count(), rss_mib()
-    latencies = [cycle(setup, args.tokens_before_stop) for _ in range(args.cycles)]
+    latencies = [cycle(request, args.tokens_before_stop) for _ in range(args.cycles)]
     gc.collect()
     threads1, rss1 = threading.active_count(), rss_mib()
     print(f"preset {args.preset}, {args.cycles} start-stop cycles")

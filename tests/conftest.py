@@ -115,19 +115,27 @@ def engine_pair():
 
 
 @pytest.fixture(scope="session")
-def llama_pair():
-    """Two real llama-server processes on the offline SmolLM2 GGUF (offline-prompt-lookup): (assisted, plain), the
-    assisted one with --spec-type ngram-simple. Skipped when llama-server is not built, except in CI (CI=true), where
-    scripts/setup.sh --dev builds it and its absence is a failure."""
+def llama_server() -> str:
+    """The llama-server binary. Skipped when it is not built, except in CI (CI=true), where scripts/setup.sh --dev
+    builds it and its absence is a failure."""
     import os
 
-    from app.cli.serve import start_pair
     from app.engine.server import find_llama_server
 
-    if find_llama_server() is None:
+    binary = find_llama_server()
+    if binary is None:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail("llama-server is missing: scripts/setup.sh --dev builds it (scripts/build_llama_server.sh)")
         pytest.skip("llama-server is not built here: run scripts/build_llama_server.sh")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def llama_pair(llama_server):
+    """Two real llama-server processes on the offline SmolLM2 GGUF (offline-prompt-lookup): (assisted, plain), the
+    assisted one with --spec-type ngram-simple (skipped as `llama_server` is)."""
+    from app.cli.serve import start_pair
+
     assisted, plain = start_pair("offline-prompt-lookup", threads=1)
     yield assisted, plain
     assisted.stop()

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import app.bench.runner as runner_module
-from app.bench.plots import all_plots
+from app.render.bench_plots import all_plots
 from app.bench.regret import best_length, regret_report
 from app.bench.results import BenchResult, load_results, write_results
 from app.bench.runner import Bench, BenchPlan

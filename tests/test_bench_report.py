@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from app.bench.plots import all_plots, axis_ticks, heat_colour
+from app.render.bench_plots import all_plots, heat_colour
+from app.render.charts import axis_ticks
 from app.bench.results import BenchResult, load_results, write_results
 from app.bench.stats import make_row
 from app.bench.suite import SuitePrompt

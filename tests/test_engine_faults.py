@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from app.core.errors import ArenaError, StoppedError
+from app.core.errors import ArenaError
 from app.engine import adapters, rounds
 from app.engine.http import Endpoint, Timeouts
 from app.engine.race import race_llamacpp, race_openai
@@ -110,17 +110,22 @@ def test_stop_closes_the_connection_at_once(engine_pair):
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     start = time.monotonic()
-    with pytest.raises(StoppedError):
-        race_llamacpp(engine_pair[0].url, engine_pair[1].url, "x", len(IDS), stop=stop, timeouts=Timeouts(read=30.0))
-    assert time.monotonic() - start < 2
+    race = race_llamacpp(engine_pair[0].url, engine_pair[1].url, "x", len(IDS), stop=stop, timeouts=Timeouts(read=30.0))
+    assert time.monotonic() - start < 2  # the fake sleeps 3 s: only a closed connection ends the read sooner
+    assert race.result.stopped and race.to_dict()["stopped"] is True
+    assert race.result.baseline.token_ids == IDS[:1] and race.result.assisted.token_ids == []
 
 
-@pytest.mark.parametrize("engine, shape", [("vllm", "choice"), ("vllm", "metrics"), ("sglang", None)])
+@pytest.mark.parametrize("engine, shape", [("vllm", "choice"), ("vllm", "metrics"), ("sglang", "cumulative"),
+                                           ("sglang", "incremental"), ("sglang", "old-names")])
 def test_vllm_and_sglang_formats(engine_pair, engine, shape):
-    engine_pair[0].vllm_shape = shape
+    for fake in engine_pair:
+        fake.vllm_shape = shape
+        fake.sglang_incremental, fake.sglang_old_names = shape == "incremental", shape == "old-names"
     race = race_openai(engine, engine_pair[0].url, engine_pair[1].url, "hello", len(IDS), timeouts=FAST, model="fake")
     out = race.to_dict()
     assert out["identical"] and out["baseline"]["token_ids"] == IDS
+    assert out["assisted"]["text"] == "".join(f"t{t} " for t in IDS)
     assert sum(r["accepted"] for r in out["assisted"]["rounds"]) == 4
     if engine == "vllm":  # detailed per-step arrays: exact
         assert race.status_source == rounds.PER_STEP
@@ -128,6 +133,25 @@ def test_vllm_and_sglang_formats(engine_pair, engine, shape):
     else:  # a histogram only: the engine's counts, laid out in an order it did not report
         assert race.status_source == rounds.COUNTS
         assert out["engine"]["reported"]["assisted"]["engine_fields"]["spec_verify_ct"] == 2
+
+
+@pytest.mark.parametrize("incremental", [False, True], ids=["cumulative", "incremental"])
+def test_sglang_chunks_with_repeated_tokens_keep_every_token(engine_pair, incremental):
+    """meta_info.completion_tokens tells cumulative chunks from incremental ones, even when each new chunk starts
+    like the tokens so far (a repeated token)."""
+    for fake in engine_pair:
+        fake.ids, fake.sglang_incremental = [7] * 10, incremental
+    race = race_openai("sglang", engine_pair[0].url, engine_pair[1].url, "hello", 10, timeouts=FAST)
+    assert race.result.baseline.token_ids == [7] * 10 == race.result.assisted.token_ids
+    assert race.result.assisted.text == "t7 " * 10
+
+
+def test_vllm_streams_a_verify_steps_tokens_in_one_chunk(engine_pair):
+    race = race_openai("vllm", engine_pair[0].url, engine_pair[1].url, "hello", len(IDS), timeouts=FAST, model="fake")
+    times = race.result.assisted.token_times
+    assert times[1] == times[2] == times[3] and times[5] == times[6] == times[7]  # a step's tokens arrive together
+    body = engine_pair[0].bodies[-1]
+    assert body["return_token_ids"] is True and body["stream_options"] == {"include_usage": True}
 
 
 def test_vllm_without_per_request_metrics_is_not_a_race(engine_pair):

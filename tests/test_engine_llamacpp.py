@@ -16,6 +16,7 @@ from app.core.errors import StoppedError
 from app.engine import llamacpp, rounds
 from app.engine.http import Endpoint, get_json, stream_post
 from app.engine.race import race_llamacpp
+from tests.engine_follow import arena_threads, check_prefix, follow
 
 #: A code edit from the built-in suite's test split: SmolLM2's answer copies the function, so n-gram drafting drafts.
 CODE_EDIT = ('Fix the off-by-one error in this function and return the whole corrected function.\n\n'
@@ -80,21 +81,65 @@ def test_the_plain_server_does_not_speculate(llama_pair):
     assert llamacpp.speculative_slots(Endpoint(plain.url)) is False
 
 
+def _run(llama_pair, prompt: str, max_new_tokens: int, **kw):
+    from app.core.requests import Limits
+    from app.engine.request import build_engine_request
+    from app.engine.run import EngineRun
+    from app.engine.target import EngineTarget
+
+    assisted, plain = llama_pair
+    return EngineRun(build_engine_request(EngineTarget("llama", assisted.url, plain.url), prompt, max_new_tokens,
+                                          limits=Limits.operator(), **kw))
+
+
+def test_live_snapshots_of_the_real_server_agree_with_its_result(llama_pair):
+    race, seen, final = follow(_run(llama_pair, CODE_EDIT, 40))
+    a = race.result.assisted
+    assert race.status_source == rounds.PER_STEP and sum(r.drafted for r in a.rounds) > 0
+    partial = [s for s in seen if 0 < len(s.sides["assisted"].tokens) < len(a.tokens)]
+    assert partial, "no snapshot caught the assisted side streaming"
+    for snap in seen:  # statuses live from the per-chunk counters: never pending, always the result's
+        check_prefix(snap.sides["assisted"], a.tokens, a.rounds, allow_pending=False)
+    assert final.sides["assisted"].tokens == tuple(a.tokens) and final.sides["assisted"].rounds == tuple(a.rounds)
+
+
+def test_an_engine_runs_stop_ends_the_generation_on_the_server(llama_pair):
+    _, plain = llama_pair
+    endpoint, before = Endpoint(plain.url, "plain endpoint"), arena_threads()
+    run = _run(llama_pair, "Count from 1 to 5000, one number per line.", 2000)
+    worker = threading.Thread(target=run.run)
+    worker.start()
+    while (snap := run.snapshot()) is None or len(snap.sides["baseline"].tokens) < 5:
+        assert worker.is_alive()
+        time.sleep(0.02)
+    assert get_json(endpoint, "/slots")[0]["is_processing"]
+    run.stop()
+    worker.join(10)
+    run.close("test")
+    deadline = time.monotonic() + 5
+    while get_json(endpoint, "/slots")[0]["is_processing"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not get_json(endpoint, "/slots")[0]["is_processing"], "the server kept generating after Stop"
+    assert run.result.result.stopped and run.snapshot().sides["baseline"].stopped
+    assert not worker.is_alive() and arena_threads() == before
+
+
 def test_the_plan_shows_the_alpha_of_the_engines_own_rounds(llama_pair, monkeypatch):
     """plan --endpoint on the real server (docs/DESIGN.md §5.17): its alpha is the per-token alpha of the rounds read
     from the engine's own draft_n / draft_n_accepted, and its decode speedup the engine's predicted_per_second
     assisted over plain."""
     from app.core.requests import Limits
     from app.core.theory import per_token_alpha
+    from app.engine.target import EngineTarget
     from app.planner import engine_plan
     from app.planner.plan import PlanOptions
-    from app.planner.request import engine_spec
+    from app.planner.request import engine_requests
 
-    raced, real = [], engine_plan.race_engine
-    monkeypatch.setattr(engine_plan, "race_engine", lambda *a, **kw: raced.append(real(*a, **kw)) or raced[-1])
+    raced, real = [], engine_plan.run_engine
+    monkeypatch.setattr(engine_plan, "run_engine", lambda *a, **kw: raced.append(real(*a, **kw)) or raced[-1])
     assisted, plain = llama_pair
-    plan = engine_plan.plan_on_engine(engine_spec(None, assisted.url, plain.url), [CODE_EDIT],
-                                      PlanOptions(max_new_tokens=40, limits=Limits.operator()))
+    requests = engine_requests(EngineTarget("llama", assisted.url, plain.url), [CODE_EDIT], 40, Limits.operator())
+    plan = engine_plan.plan_on_engine(requests, PlanOptions(limits=Limits.operator()))
     (race,) = raced
     reported, steps = race.engine["reported"], race.result.assisted.rounds
     assert race.status_source == rounds.PER_STEP and reported["assisted"]["draft_n"] > 0

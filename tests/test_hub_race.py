@@ -91,20 +91,21 @@ def page_controls(preset_id: str) -> list:
 def test_the_page_shows_download_progress_and_stop_ends_the_download(on_hub, built, monkeypatch):
     """The Race tab loading a hub preset over a slow link: the status line shows the download's progress, Stop
     ends it, and the race then runs from the local hub."""
+    from app.ui.race.controls import CONCURRENT
     from app.ui.race.session import Session
 
     monkeypatch.setattr("huggingface_hub.constants.DOWNLOAD_CHUNK_SIZE", 64 * 1024)
     on_hub.faults.rate["HuggingFaceTB/SmolLM-1.7B"] = 300_000  # bytes per second: the file takes about 2.5 s
     ui, handlers, session = built.race.ui, built.race.handlers, Session()
     shown = ""
-    for frame in handlers.race_stream(session, False, *page_controls("drafter")):
+    for frame in handlers.race_click(session, CONCURRENT, *page_controls("drafter")):
         shown = str(frame.get(ui.status, ""))
         if "Downloading HuggingFaceTB/SmolLM-1.7B/model.safetensors (1 of 1)" in shown:
             handlers.stop(session)
     assert "Stopped while downloading HuggingFaceTB/SmolLM-1.7B/model.safetensors" in shown, shown
     on_hub.reset()
     again = Session()
-    frames = list(handlers.race_stream(again, False, *page_controls("drafter")))
+    frames = list(handlers.race_click(again, CONCURRENT, *page_controls("drafter")))
     assert session.latest is None and again.latest is not None, str(frames[-1])[-500:]
     assert again.latest.identical and again.latest.assisted.text == again.latest.baseline.text
 

@@ -19,17 +19,23 @@ from app.planner import engine_plan
 from app.planner.check import modelled_speedup
 from app.planner.engine_plan import plan_on_engine
 from app.planner.plan import PlanOptions
-from app.planner.request import engine_spec
+from app.planner.request import engine_requests
 from app.race.result import Round
-from app.ui.config import EngineTarget, UIConfig
+from app.engine.target import EngineTarget, make_target
+from app.ui.config import UIConfig
 from app.ui.planner.handlers import PlannerHandlers, PlanState
 from tests.engine_fake import IDS, STEPS
 
 OPERATOR = PlanOptions(max_new_tokens=len(IDS), limits=Limits.operator())
 
 
+def _requests(engine_pair, prompts, engine=None, model=None, limits=Limits.operator(), max_new_tokens=len(IDS)):
+    target = make_target("endpoint", engine_pair[0].url, engine_pair[1].url, engine, model)
+    return engine_requests(target, list(prompts), max_new_tokens, limits)
+
+
 def _plan(engine_pair, prompts=("hello", "again"), engine=None, model=None):
-    return plan_on_engine(engine_spec(engine, engine_pair[0].url, engine_pair[1].url, model), list(prompts), OPERATOR)
+    return plan_on_engine(_requests(engine_pair, prompts, engine, model), OPERATOR)
 
 
 def test_alpha_and_c_come_from_the_engines_rounds_and_step_times(engine_pair):
@@ -107,9 +113,8 @@ def test_an_engine_that_drafts_nothing_leaves_no_alpha_to_measure(engine_pair, m
 
 
 def test_the_work_budget_is_counted_before_anything_runs(engine_pair):
-    options = PlanOptions(max_new_tokens=10, limits=Limits(work_tokens=30))
     with pytest.raises(ArenaError, match="engine plan would generate about 40 tokens"):
-        plan_on_engine(engine_spec(None, engine_pair[0].url, engine_pair[1].url), ["a", "b"], options)
+        _requests(engine_pair, ["a", "b"], limits=Limits(work_tokens=30), max_new_tokens=10)
     assert engine_pair[0].requests == engine_pair[1].requests == []
 
 
@@ -142,7 +147,8 @@ def test_bad_engine_flags_are_one_line(capsys, argv, needle):
 # ----- the page and its /plan API -----------------------------------------------------------------------------------
 @pytest.fixture
 def engine_tab(engine_pair):
-    """A Planner tab of a server that offers the fake pair as the engine "fake" (app.py --endpoint NAME=URL,plain=URL2)."""
+    """A Planner tab of a server that offers the fake pair as the engine "fake" (app.py --endpoint
+    fake=URL,plain=URL2)."""
     from app.ui.planner.tab import PlannerTab
 
     config = UIConfig(endpoints=(EngineTarget("fake", engine_pair[0].url, engine_pair[1].url),))
@@ -179,7 +185,7 @@ def test_the_page_plans_on_an_engine(engine_tab, monkeypatch):
 
 
 @pytest.mark.parametrize("choice, target, needle", [
-    ("engine:nope", "", "This server offers no engine named &#x27;nope&#x27;; it offers fake."),
+    ("engine:nope", "", "Unknown engine &#x27;nope&#x27;. Known engines: fake."),
     ("engine:fake", "HuggingFaceTB/SmolLM2-135M", "An engine serves its own models"),
 ])
 def test_the_page_refuses_what_the_builder_refuses(engine_tab, engine_pair, monkeypatch, choice, target, needle):

@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import main
 from app.core.errors import ArenaError
-from app.replay.page import replay_html
+from app.render.replay_page import replay_html
 from app.replay.tracefile import FORMAT, VERSION, load_trace, parse_trace, save_trace
 from tests.helpers import ROOT
 
@@ -40,39 +40,26 @@ def recorded(tiny, tmp_path_factory, one_torch_thread):
     return json.loads(out.getvalue()), path
 
 
-class Spans(HTMLParser):
-    """(text, classes, data-t) of every token span per pane, and every tag/attribute seen."""
+class Tags(HTMLParser):
+    """Every tag and its attributes."""
 
     def __init__(self):
         super().__init__()
-        self.panes: dict[str, list] = {}
-        self.side, self.open, self.tags = None, None, []
+        self.tags = []
 
     def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        self.tags.append((tag, a))
-        if tag == "section" and "data-side" in a:
-            self.side = a["data-side"]
-            self.panes[self.side] = []
-        elif tag == "span" and self.side and "tok" in a.get("class", "").split() and "data-t" in a:
-            self.open = [a["class"].split(), float(a["data-t"]), ""]
-            self.panes[self.side].append(self.open)
-
-    def handle_endtag(self, tag):
-        if tag == "span":
-            self.open = None
-        elif tag == "section":
-            self.side = None
-
-    def handle_data(self, data):
-        if self.open is not None:
-            self.open[2] += data
+        self.tags.append((tag, dict(attrs)))
 
 
-def parse_page(page: str) -> Spans:
-    spans = Spans()
-    spans.feed(page)
-    return spans
+def parse_page(page: str) -> Tags:
+    tags = Tags()
+    tags.feed(page)
+    return tags
+
+
+def embedded_race(page: str) -> dict:
+    """The race's data a replay page's player draws (app/render/race_data.py)."""
+    return json.loads(re.search(r'<script type="application/json" id="race-data">(.*?)</script>', page, re.S).group(1))
 
 
 # ----- round trip ------------------------------------------------------------------------------------------
@@ -98,16 +85,19 @@ def test_save_trace_with_json_round_trips(recorded):
 
 
 def test_replay_events_equal_the_race(recorded):
+    """The page's player draws the race's own tokens, statuses and times (its drawing: tests/test_player_browser.py
+    and tests/test_replay_browser.py)."""
     printed, path = recorded
     trace = load_trace(path)
-    spans = parse_page(replay_html(trace)).panes
+    sides = embedded_race(replay_html(trace))["sides"]
     assisted = [(t["text"], t["status"], time) for t, time in
                 zip(printed["assisted"]["tokens"], printed["assisted"]["token_times"])]
-    assert [(text, next(c[4:] for c in cls if c[4:] in ("accepted", "resampled", "bonus", "target")), t)
-            for cls, t, text in spans["assisted"]] == assisted
-    assert [(text, t) for _, t, text in spans["baseline"]] == list(zip(trace.baseline_texts,
-                                                                        printed["baseline"]["token_times"]))
-    assert all("tok-target" in cls for cls, _, _ in spans["baseline"])
+    assert [(tok[1], tok[2], tok[3]) for tok in sides["assisted"]["tokens"]] == assisted
+    assert [(tok[1], tok[3]) for tok in sides["baseline"]["tokens"]] == list(zip(trace.baseline_texts,
+                                                                                 printed["baseline"]["token_times"]))
+    assert {tok[2] for tok in sides["baseline"]["tokens"]} == {"target"}
+    assert [r[:3] for r in sides["assisted"]["rounds"]] == [[r["drafted"], r["accepted"], r["rejected_text"]]
+                                                            for r in printed["assisted"]["rounds"]]
 
 
 def test_save_trace_without_json_prints_the_human_output(tiny, tmp_path, capsys, one_torch_thread):
@@ -173,14 +163,16 @@ def test_model_and_user_text_is_escaped(recorded):
     data["environment"]["device_name"] = evil
     data["result"]["why"]["verdict"] = evil
     page = replay_html(parse_trace(data))
-    assert "<script>alert" not in page and page.count("&lt;script&gt;alert(1)") >= 4
+    assert "<script>alert" not in page and page.count("&lt;script&gt;alert(1)") >= 3  # prompt, machine, verdict
+    embedded = re.search(r'<script type="application/json" id="race-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in embedded  # the race's data cannot close its script element
+    race = embedded_race(page)
+    assert race["sides"]["baseline"]["tokens"][0][1] == evil == race["sides"]["assisted"]["tokens"][0][1]
 
 
 def test_one_stylesheet_and_one_status_table_for_app_page_and_terminal():
     from app.render.statuses import ANSI, LEGEND, STATUS_TABLE
-    from app.render.style import RACE_CSS
-    from app.replay.assets import CSS
-    from app.ui.theme import CSS as APP_CSS
+    from app.render.style import PAGE_CSS as APP_CSS, RACE_CSS, REPLAY_CSS as CSS
 
     assert CSS.count(RACE_CSS) == 1 and APP_CSS.count(RACE_CSS) == 1
     rest = (CSS + APP_CSS).replace(RACE_CSS, "")
@@ -333,16 +325,3 @@ def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
     env = environment("cpu", "float32", 2)
     assert env["device_name"] == cpu_name() and env["threads_per_side"] == 2 and env["cores"] >= 1
     assert env["transformers"] == "5.24.0" and env["python"].count(".") == 2
-
-
-def test_special_tokens_show_as_markers_not_raw_text():
-    """As in the app: an end-of-text token is a small end marker; its raw text stays in data-text for the player."""
-    from app.race.result import Token
-    from app.render.panes import tokens_html
-
-    tokens = [Token(1, "Hello", "accepted"), Token(2, "<|im_end|>", "bonus", special=True)]
-    html = tokens_html(tokens, times=[0.1, 0.2])
-    assert ">\u23ce end</span>" in html and 'data-text="&lt;|im_end|&gt;"' in html and 'data-t="0.2000"' in html
-    assert ">&lt;|im_end|&gt;</span>" not in html
-    baseline = tokens_html([Token(1, "Hi", "target"), Token(2, "</s>", "target")], assisted=False, times=[0.1, 0.2])
-    assert ">\u23ce end</span>" in baseline

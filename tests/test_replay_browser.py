@@ -16,7 +16,7 @@ import pytest
 
 from app.cli import main
 from app.replay.gallery import load_gallery
-from app.replay.page import replay_html
+from app.render.replay_page import replay_html
 from app.replay.tracefile import load_trace
 from tests import chromium
 from tests.app_server import running_app, wait_until
@@ -85,6 +85,37 @@ def test_controls_pause_restart_speed_and_end(browser, page_file):
     page.check("#show-rej")
     assert page.locator(".pane del.rej:visible").count() == page.locator(".pane del.rej").count()
     page.close()
+
+
+#: Visible token counts of both panes with the player's clock set to `t` seconds of recorded time (paused).
+AT_CLOCK = """t => { const p = document.getElementById('player').arenaPlayer; p.pause(); p.ended = false; p.clock = t;
+  p.render(); const n = s => Array.from(document.querySelectorAll(`#pane-${s} .tok`))
+  .filter(el => getComputedStyle(el).display !== 'none').length; return [n('baseline'), n('assisted')]; }"""
+
+
+def _count_by(times: list[float], clock: float) -> int:
+    return sum(1 for t in times if t <= clock + 1e-9)
+
+
+def test_a_replay_reproduces_the_races_token_times(browser, page_file, tmp_path):
+    """Each token shows at its recorded time: both sides from zero for a race of both at once; a fair race as it was
+    raced: plain alone first, then assisted from zero while plain's run replays from zero beside it."""
+    fair = load_gallery().load(0)
+    assert fair.result.mode == "sequential" and fair.result.baseline_kept_at is None
+    path = tmp_path / "fair.html"
+    path.write_text(replay_html(fair), encoding="utf-8")
+    for trace, file in ((page_file[0], page_file[1]), (fair, path)):
+        b, a = trace.result.baseline, trace.result.assisted
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(file.as_uri() + "?autoplay=0")
+        offset = b.seconds if trace.result.mode == "sequential" else 0.0
+        for share in (0.0, 0.3, 0.6, 1.0):
+            if trace.result.mode == "sequential":  # plain alone, then both from zero
+                t = min(share, 0.99) * b.seconds  # (at b.seconds the assisted side starts)
+                assert page.evaluate(AT_CLOCK, t) == [_count_by(b.token_times, t), 0], (share, "plain first")
+            t = share * max(a.seconds, b.seconds)
+            assert page.evaluate(AT_CLOCK, offset + t) == [_count_by(b.token_times, t), _count_by(a.token_times, t)]
+        page.close()
 
 
 def test_replay_tab_plays_a_gallery_race_with_one_click(server, browser, tmp_path):

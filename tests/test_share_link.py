@@ -19,10 +19,11 @@ from app.core.presets import get_preset
 from app.core.requests import Limits, build_request
 from app.core.sources import resolve
 from app.planner.plan import PlanOptions, plan_for_preset, plan_work_tokens
-from app.render.cells import csv_cell, md_cell
+from app.core.cells import csv_cell, md_cell
 from app.ui.config import UIConfig, parse_args
 from app.ui.exports import prune
 from app.ui.race.api import parameters
+from app.ui.race.controls import CONCURRENT, FAIR
 from app.ui.race.session import Session
 from app.ui.visitors import BUSY, visitor_key
 from tests import fuzzing, page_events
@@ -54,13 +55,15 @@ def test_tune_refuses_a_local_folder_with_the_same_line_as_race(built, tiny, mon
     handlers, ui = built.race.handlers, built.race.ui
     loads = MODEL_CACHE.load_count
     lines = {}
-    for name, event in (("race", handlers.race_stream), ("measure", handlers.measure_stream),
-                        ("tune", handlers.tune_stream)):
-        lines[name] = _last_status(list(event(Session(), False, *_controls(target=tiny["llama_target"]))), ui)
+    controls = _controls(target=tiny["llama_target"])
+    for name, frames in (("race", lambda: handlers.race_click(Session(), CONCURRENT, *controls)),
+                         ("measure", lambda: handlers.race_click(Session(), FAIR, *controls)),
+                         ("tune", lambda: handlers.tune_stream(Session(), *controls))):
+        lines[name] = _last_status(list(frames()), ui)
     assert len(set(lines.values())) == 1, lines
     assert "looks like a local path" in lines["tune"] and "--allow-local-models" in lines["tune"]
     for folder in ("/etc", os.path.expanduser("~/.ssh"), "/nonexistent"):  # no oracle for which folders exist
-        line = _last_status(list(handlers.tune_stream(Session(), False, *_controls(target=folder))), ui)
+        line = _last_status(list(handlers.tune_stream(Session(), *_controls(target=folder))), ui)
         assert line.replace(folder, "X") == lines["tune"].replace(tiny["llama_target"], "X")
     assert MODEL_CACHE.load_count == loads
 

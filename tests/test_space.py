@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from app.ui import gpu
-from app.ui.race.controls import CONTROL_NAMES
+from app.ui.race.controls import CONCURRENT, CONTROL_NAMES
 from app.ui.race.session import Session
 from tests.app_server import running_app, wait_until
 from tests.helpers import race_controls
@@ -65,10 +65,10 @@ def test_durations_follow_the_request():
         == gpu.MAX_SECONDS
     assert gpu.plan_seconds("uad", 32, 4) > gpu.plan_seconds("uad", 32, 1)
     values = dict.fromkeys(CONTROL_NAMES) | {"preset": "glm-mtp", "max_new_tokens": 300}
-    assert gpu.race_stream_duration(True)(False, *[values[n] for n in CONTROL_NAMES]) == \
+    assert gpu.race_stream_duration(True)(*[values[n] for n in CONTROL_NAMES]) == \
         gpu.race_seconds("glm-mtp", 300, True)
     values["max_new_tokens"] = None  # unset: the preset's own max_new_tokens
-    assert gpu.race_stream_duration(False)(False, *[values[n] for n in CONTROL_NAMES]) == \
+    assert gpu.race_stream_duration(False)(*[values[n] for n in CONTROL_NAMES]) == \
         gpu.race_seconds("glm-mtp", 128, False)
 
     def endpoint(preset: str = PRESET, prompts: str = "", alpha=None, c=None, max_new_tokens: int = 32):
@@ -162,9 +162,9 @@ def _stream(app, max_new_tokens: int, tiny):
     def stopped(session):
         return {**h.buttons(False), ui.status: "stopped"}
 
-    run = gpu.stream(h.race_stream, gpu.race_stream_duration(False), ui.stream_outputs(), stopped)
+    run = gpu.stream(h.race_click, gpu.race_click_duration, ui.stream_outputs(), stopped)
     session = Session()
-    return ui, session, run(session, False, *controls(tiny["llama_target"], max_new_tokens))
+    return ui, session, run(session, CONCURRENT, *controls(tiny["llama_target"], max_new_tokens))
 
 
 def test_a_race_crosses_the_worker_boundary_and_renders(zero_app, tiny, one_torch_thread):
@@ -175,7 +175,7 @@ def test_a_race_crosses_the_worker_boundary_and_renders(zero_app, tiny, one_torc
     assert all(set(f) <= set(ui.stream_outputs()) for f in seen), "frames map back to the page's components"
     last = seen[-1]
     assert "Race finished" in last[ui.status] and last[ui.run]["interactive"] is True
-    assert "tok" in last[ui.assisted] and last[ui.stats]
+    assert last[ui.player]["sides"]["assisted"]["tokens"] and last[ui.stats]
 
 
 def test_the_sampling_check_crosses_the_worker_boundary(zero_app, tiny, one_torch_thread):
@@ -195,7 +195,7 @@ def test_stop_ends_the_run_inside_the_worker(zero_app, tiny, one_torch_thread):
     ui, session, frames = _stream(app, 250, tiny)
     for frame in frames:
         assert session.active, "the page's state says a run is in progress, so its Stop handler sets cancel"
-        if ui.assisted in frame and frame[ui.assisted].count('class="tok') >= 2:
+        if ui.player in frame and len(frame[ui.player]["sides"]["assisted"]["tokens"]) >= 2:
             session.stop()  # what the Stop button does with the page's session
             break
     final = next(frames)

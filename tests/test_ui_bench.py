@@ -16,7 +16,7 @@ from app.bench.results import BenchResult
 from app.bench.runner import BenchProgress
 from app.core.requests import Limits
 from app.ui.bench.handlers import BenchState
-from app.ui.bench.render import EMPTY, leaderboard_html, progress_html, runs_html
+from app.render.bench_tab import EMPTY, leaderboard_html, progress_html, runs_html
 from tests.helpers import by_elem_id, server_events
 from tests.fakes import ROUNDS, SUITE, fake_result, named, upload
 

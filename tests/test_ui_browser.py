@@ -26,8 +26,8 @@ def choose_preset(page: Page, preset_id: str) -> None:
     expect(page.locator("#method-card")).to_contain_text("Prompt lookup")
 
 
-COUNTS_JS = """() => ({baseline: document.querySelectorAll('#pane-baseline .tok').length,
-                        assisted: document.querySelectorAll('#pane-assisted .tok').length,
+COUNTS_JS = """() => ({baseline: document.querySelectorAll('#pane-baseline .tok:not(.future)').length,
+                        assisted: document.querySelectorAll('#pane-assisted .tok:not(.future)').length,
                         phase: (document.querySelector('#pane-baseline [data-phase]') || {}).dataset?.phase || '',
                         done: !!document.querySelector('#stats .badge')})"""
 
@@ -80,7 +80,9 @@ def test_race_in_the_browser(server, browser, tmp_path):
     assert re.search(r"\d+\.\d\d\u00d7", stats) and "fair race" in stats
     expect(page.locator("#status")).to_contain_text("Fair race")
     assert page.locator("#pane-baseline [data-phase=done]").count() == 1
-    assert page.locator("#pane-assisted .tok-resampled[title*='rejected draft']").count() >= 0  # tooltips render
+    tips = page.locator("#pane-assisted .tok").evaluate_all("els => els.map(e => e.title)")
+    assert tips and all(t.startswith("#") and " id " in t for t in tips)  # every token has its tooltip
+    assert any("round " in t for t in tips)
     expect(page.locator("#run-btn")).to_be_enabled()
     screenshot(page, tmp_path / "screenshot-race.png", settle_ms=300)  # the README's: tests/test_page_fits_browser.py
     page.close()

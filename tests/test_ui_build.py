@@ -21,11 +21,11 @@ from app.race.methods import METHODS
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.render.figures import badge_html, rounds_chart_html, race_stats_html
 from app.render.hardware import hardware_html
-from app.render.panes import PaneView, legend_html, pane_html, round_of_tokens, tokens_html
+from app.render.panes import legend_html
 from app.ui.config import UIConfig, parse_args
-from app.ui.html import status_html
+from app.render.status import status_html
 from app.ui.page import build_app, launch_kwargs
-from app.ui.race.controls import CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
+from app.ui.race.controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
 from app.ui.race.session import Session
 
 from tests.helpers import by_elem_id
@@ -48,7 +48,6 @@ def test_build_loads_no_model(built):
 @pytest.mark.parametrize("elem_id,event,fn_name", [
     ("run-btn", "click", "race_click"),
     ("stop-btn", "click", "stop"),
-    ("show-rejected", "change", "toggle_rejected"),
     ("preset", "change", None),
     ("decoding", "change", None),
     ("examples", "click", "example_picked"),
@@ -58,6 +57,15 @@ def test_every_control_has_its_handler(built, elem_id, event, fn_name):
     assert deps, f"#{elem_id} has no {event} handler"
     if fn_name:
         assert any(getattr(d.fn, "__name__", "") == fn_name for d in deps), [d.fn for d in deps]
+
+
+def test_rejected_drafts_show_inline_in_the_browser_only(built):
+    """The player draws every rejected draft; the checkbox only shows or hides them (CSS), with no server event."""
+    (dep,) = _deps(built, by_elem_id(built, "show-rejected"), "change")
+    assert dep.fn is None and "ArenaPlayer.showRejected" in dep.js and not dep.outputs
+    from app.render.player import JS
+
+    assert 'classList.toggle("show-rej"' in JS
 
 
 def test_page_load_applies_the_preset(built):
@@ -71,10 +79,10 @@ def test_page_load_applies_the_preset(built):
 def test_race_events_take_every_control_and_share_one_queue_group(built):
     handlers = built.race.handlers
     knobs = len(built.race.ui.knobs)
-    for elem_id, fn, before, extra in (("run-btn", handlers.race_click, 3, 0), ("tune-btn", handlers.tune_stream, 2, knobs)):
+    for elem_id, fn, before, extra in (("run-btn", handlers.race_click, 2, 0), ("tune-btn", handlers.tune_stream, 1, knobs)):
         (dep,) = [d for d in _deps(built, by_elem_id(built, elem_id), "click") if d.fn is not None]  # Race's js: panes
         assert inspect.unwrap(dep.fn) == fn
-        assert len(dep.inputs) == before + len(CONTROL_NAMES)  # session, toggle, (the race mode,) controls
+        assert len(dep.inputs) == before + len(CONTROL_NAMES)  # session, (the race mode,) controls
         assert len(dep.outputs) == len(built.race.ui.stream_outputs()) + extra  # Tune also sets the knobs
         assert dep.concurrency_id == "generation"
         assert dep.concurrency_limit == built.config.generation_concurrency()  # 1 on a CPU, 2 on a GPU
@@ -86,7 +94,10 @@ def test_race_events_take_every_control_and_share_one_queue_group(built):
 def test_race_brings_the_panes_into_view(built):
     """On a phone the panes sit above the prompt: pressing Race scrolls them into view, in the browser only."""
     (show,) = [d for d in _deps(built, by_elem_id(built, "run-btn"), "click") if d.fn is None]
-    assert "race-row" in show.js and "scrollIntoView" in show.js and not show.inputs and not show.outputs
+    assert "ArenaPlayer.showPanes" in show.js and not show.inputs and not show.outputs
+    from app.render.player import JS
+
+    assert "race-row" in JS and "scrollIntoView" in JS
 
 
 def test_every_input_control_feeds_an_event(built):
@@ -108,7 +119,7 @@ def test_named_api_endpoints_exist(built):
     info = built.demo.get_api_info()
     params = [p["parameter_name"] for p in info["named_endpoints"]["/race"]["parameters"]]
     assert params[:3] == ["preset", "prompt", "max_new_tokens"] and set(KNOBS) <= set(params)
-    ui_only = ("Session", "race_stream", "measure_stream", "stop", "toggle_rejected", "example_picked")
+    ui_only = ("Session", "race_click", "tune_stream", "stop", "example_picked")
     assert not any(f"/{name}" in info["named_endpoints"] for name in ui_only), sorted(info["named_endpoints"])
 
 
@@ -191,7 +202,7 @@ def test_errors_become_a_message_not_a_traceback(built):
     handlers = built.race.handlers
     loads_before = MODEL_CACHE.load_count
     values = _controls(target="/tmp/some-local-model")
-    frames = list(handlers.race_stream(Session(), False, *[values[n] for n in CONTROL_NAMES]))
+    frames = list(handlers.race_click(Session(), CONCURRENT, *[values[n] for n in CONTROL_NAMES]))
     status = frames[-1][built.race.ui.status]
     assert "status-error" in status and "--allow-local-models" in status
     assert "Traceback" not in "".join(str(v) for v in frames[-1].values())
@@ -211,36 +222,11 @@ def test_legend_lists_every_status():
     assert 'class="rej"' in html
 
 
-def test_tokens_carry_status_classes_and_escape_text():
-    html = tokens_html(TOKENS, ROUNDS)
-    for status in ("accepted", "resampled", "bonus", "target"):
-        assert f'class="tok tok-{status}' in html
-    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert round_of_tokens(TOKENS) == [0, 1, 1, 1, 2]
-
-
-def test_rejected_draft_is_in_the_title_and_inline_on_demand():
-    html = tokens_html(TOKENS, ROUNDS)
-    assert "rejected draft: \u201cA &quot;dog&quot; &lt;b&gt;\u201d" in html  # escaped inside the attribute
-    assert "<del" not in html
-    inline = tokens_html(TOKENS, ROUNDS, show_rejected=True)
-    assert inline.index('<del class="rej"') < inline.index("tok-resampled")
-    assert "A &quot;dog&quot; &lt;b&gt;</del>" in inline
-
-
-def test_prompt_injection_in_every_text_field_is_escaped():
+def test_markup_in_every_text_field_is_escaped():
+    """(The panes' tokens are text the player sets with textContent: tests/test_player_browser.py.)"""
     evil = '<img src=x onerror="alert(1)">'
-    view = PaneView("assisted", evil, evil, tokens=[Token(1, evil, "accepted")], rounds=[Round(1, 1, evil)],
-                    phase="running", message=evil)
-    for html in (pane_html(view), status_html(evil, "error"), rounds_chart_html(view.rounds)):
+    for html in (status_html(evil, "error"), rounds_chart_html([Round(1, 1, evil)])):
         assert "<img" not in html
-
-
-def test_pane_shows_rate_phase_and_divergence():
-    html = pane_html(PaneView("baseline", "Baseline", tokens=TOKENS, phase="done", tokens_per_second=12.345,
-                              seconds=1.5, ttft=0.2, diverge_at=2))
-    assert "12.3" in html and "phase-done" in html and "tok-diverge" in html and "5 tokens" in html
-    assert "tok-accepted" not in html  # the baseline pane is plain target text
 
 
 def _result(baseline_seconds: float = 1.5, assisted_seconds: float = 1.0, assisted_ids=(1, 2, 3),

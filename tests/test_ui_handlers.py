@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from app.ui.race.controls import CONTROL_NAMES
+from app.ui.race.controls import CONCURRENT, CONTROL_NAMES, FAIR
 from app.ui.race.session import Session
 from tests.helpers import race_controls
 
@@ -27,7 +27,7 @@ def controls(prompt: str, max_new_tokens: int, **knobs) -> list:
     return race_controls(PRESET, prompt, max_new_tokens, assistant="", chat_template=True, **knobs)
 
 
-NAMES = ("baseline", "assisted", "stats", "chart", "hardware", "status", "run", "mode", "stop", "legend")
+NAMES = ("player", "stats", "chart", "hardware", "status", "run", "mode", "stop", "legend")
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +62,10 @@ def _until_tokens(gen, session: Session, frame, timeout: float = 120.0) -> dict:
 def test_closing_the_stream_stops_the_race(handlers, frame):
     """gradio closes the generator when the browser tab goes away: GeneratorExit must stop both workers."""
     session = Session()
-    gen = handlers.race_stream(session, False, *controls(LONG_PROMPT, 256))
+    gen = handlers.race_click(session, CONCURRENT, *controls(LONG_PROMPT, 256))
     f = _until_tokens(gen, session, frame)
-    assert "phase-running" in f["baseline"] and "tok/s" in f["assisted"]
+    sides = f["player"]["sides"]
+    assert sides["baseline"]["phase"] == "running" and sides["assisted"]["tokens"] and f["player"]["state"] == "racing"
     race = session.race
     gen.close()
     assert race.stop_event.is_set()
@@ -74,12 +75,12 @@ def test_closing_the_stream_stops_the_race(handlers, frame):
 
 def test_stop_button_ends_both_runs(handlers, frame):
     session = Session()
-    gen = handlers.race_stream(session, False, *controls(LONG_PROMPT, 256))
+    gen = handlers.race_click(session, CONCURRENT, *controls(LONG_PROMPT, 256))
     _until_tokens(gen, session, frame)
     assert "Stopped" in frame(handlers.stop(session))["status"]
     assert not session.running()
     rest = [frame(v) for v in gen]  # the stream then ends by itself with a final frame
-    assert rest and "phase-stopped" in rest[-1]["assisted"] and session.latest.stopped is True
+    assert rest and rest[-1]["player"]["sides"]["assisted"]["phase"] == "stopped" and session.latest.stopped is True
     assert "Nothing is running" in frame(handlers.stop(session))["status"]
 
 
@@ -89,23 +90,22 @@ def test_race_then_measure_fill_in_both_speedups(handlers, frame):
     whatever this machine's timings make the cost-aware schedule choose."""
     session = Session()
     constant = {"num_assistant_tokens_schedule": "constant"}
-    frames = [frame(values) for values in handlers.race_stream(session, False, *controls(LIST_PROMPT, 24, **constant))]
+    frames = [frame(values) for values in handlers.race_click(session, CONCURRENT, *controls(LIST_PROMPT, 24, **constant))]
     last = frames[-1]
     assert "badge-identical" in last["stats"] and "both runs shared the machine" in last["stats"]
-    assert "tok-accepted" in last["assisted"] and "phase-done" in last["baseline"]
-    assert "<svg" in last["chart"] and "params" in last["hardware"]
-    running = [f for f in frames if "phase-running" in f["assisted"]]
+    sides = last["player"]["sides"]
+    assert "accepted" in {t[2] for t in sides["assisted"]["tokens"]} and sides["baseline"]["phase"] == "done"
+    assert last["player"]["state"] == "finished" and "<svg" in last["chart"] and "params" in last["hardware"]
+    running = [f for f in frames if "player" in f and f["player"]["sides"]["assisted"]["phase"] == "running"]
     assert running, "no live frame while tokens streamed"
     race_speedup = session.latest.speedup
-    frames = [frame(v) for v in handlers.measure_stream(session, True, *controls(LIST_PROMPT, 24, **constant))]
+    frames = [frame(v) for v in handlers.race_click(session, FAIR, *controls(LIST_PROMPT, 24, **constant))]
     last = frames[-1]
     assert session.latest.mode == "sequential" and session.latest.identical
     assert session.latest.assisted.draft_policy != "cost-aware"
     assert f"{race_speedup:.2f}\u00d7" in last["stats"] and f"{session.latest.speedup:.2f}\u00d7" in last["stats"]
     assert "fair race: each side with the machine to itself" in last["stats"]
-    assert '<del class="rej"' in last["assisted"]  # toggle was on
-    toggled = frame(handlers.toggle_rejected(session, False))
-    assert '<del class="rej"' not in toggled["assisted"] and "hover" in toggled["legend"]
+    assert any(r[2] for r in last["player"]["sides"]["assisted"]["rounds"])  # a rejected draft the player can show
 
 
 def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(handlers, frame, monkeypatch):
@@ -121,16 +121,18 @@ def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(hand
 
     GHOSTS.clear()
     session = Session()
-    first = [frame(v) for v in handlers.measure_stream(session, False, *controls(LIST_PROMPT, 24))]
+    first = [frame(v) for v in handlers.race_click(session, FAIR, *controls(LIST_PROMPT, 24))]
     kept = session.latest
     assert kept.mode == "sequential" and kept.baseline_kept_at is None and kept.identical
-    replaying = [f for f in first if 'data-phase="replay"' in f["baseline"]]
-    assert replaying and all("phase-waiting" not in f["assisted"] for f in replaying)
-    assert "phase-done" in first[-1]["baseline"] and "Fair race" in first[-1]["status"]
+    # the frames the player replays plain's run from: plain done, the assisted side started, the race not over
+    replaying = [f["player"] for f in first if "player" in f and f["player"]["state"] == "racing"
+                 and f["player"]["sides"]["baseline"]["phase"] == "done" and f["player"]["sides"]["assisted"]["started"]]
+    assert replaying and all(d["mode"] == "sequential" and d["sides"]["assisted"]["phase"] != "waiting" for d in replaying)
+    assert first[-1]["player"]["state"] == "finished" and "Fair race" in first[-1]["status"]
     again = controls(LIST_PROMPT, 24)
     again[CONTROL_NAMES.index("prompt_lookup_num_tokens")] = 3  # another setting of the method: same plain run
-    second = [frame(v) for v in handlers.measure_stream(session, False, *again)]
+    second = [frame(v) for v in handlers.race_click(session, FAIR, *again)]
     result = session.latest
     assert result.baseline_kept_at is not None and result.baseline.token_ids == kept.baseline.token_ids
     assert result.baseline.seconds == kept.baseline.seconds and result.identical
-    assert any("kept from" in f["status"] for f in second) and any("kept from" in f["baseline"] for f in second)
+    assert any("kept from" in f["status"] for f in second) and any(f["player"]["kept"] for f in second if "player" in f)

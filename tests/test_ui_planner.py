@@ -19,7 +19,7 @@ from app.planner.memory import MemoryUnavailable
 from app.planner.plan import PlanOptions, plan_from_numbers
 from app.planner.types import MeasuredPoint
 from app.planner.request import parse_prices, plan_options
-from app.ui.html import status_html
+from app.render.status import status_html
 from app.ui.exports import export_dir
 from app.ui.planner.handlers import PlanState, export_plan
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
@@ -45,7 +45,7 @@ def named(planner, frame: dict) -> dict:
 def test_tabs_hold_race_and_planner(built):
     tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
     assert [t.label for t in tabs] == ["Race", "Planner", "Benchmark", "Replay"]
-    for elem_id in ("run-btn", "pane-assisted", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
+    for elem_id in ("run-btn", "race-row", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
         by_elem_id(built, elem_id)
 
 

@@ -15,7 +15,7 @@ from app.core.knobs import KNOBS
 from app.replay.gallery import GALLERY_DIR, entry_for, load_gallery, outcome_of, write_index
 from app.replay.tracefile import load_trace, parse_trace, save_trace
 from app.ui.config import UIConfig
-from app.ui.race.controls import CONTROL_NAMES, preset_state
+from app.ui.race.controls import CONCURRENT, CONTROL_NAMES, preset_state
 from app.ui.race.session import Session
 from app.ui.replay.files import share_button
 from app.ui.replay.handlers import ReplayHandlers
@@ -41,7 +41,7 @@ def local_app(local_built):
 def raced(local_app, tiny, one_torch_thread):
     """(session, frames) of one concurrent race of the tiny pair through the Race tab's streaming handler."""
     session = Session()
-    frames = list(local_app.race.handlers.race_stream(session, False, *tiny_controls(tiny)))
+    frames = list(local_app.race.handlers.race_click(session, CONCURRENT, *tiny_controls(tiny)))
     return session, frames
 
 

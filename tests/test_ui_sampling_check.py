@@ -12,7 +12,7 @@ from app.core.knobs import KNOBS
 from app.ui.config import UIConfig
 from app.ui.race.controls import CONTROL_NAMES
 from app.ui.race.sampling_check import DEFAULT_SAMPLES, DEFAULT_TOKENS, CheckState, SamplingCheckPanel, check_seconds
-from app.ui.race.sampling_check_html import check_html
+from app.render.sampling_check import check_html
 from tests import tiny_vocab
 from tests.helpers import race_controls
 from tests.helpers import by_elem_id

@@ -16,7 +16,7 @@ from app.race.tracer import Detokenizer
 from app.render.why_panel import why_panel_html
 from app.replay.gallery import load_gallery
 from app.replay.tracefile import parse_trace
-from app.ui.replay.render import gallery_samples, outcome_text
+from app.render.replay_tab import gallery_samples, outcome_text
 
 #: Signs of a Python value printed as is.
 REPR = re.compile(r"[{}]|'\w+':|\bNone\b|NoneType|\bTrue\b|\bFalse\b")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .plots import all_plots
 from ..core.machine import bench_environment
 from .results import BenchResult, write_results
 from .runner import Bench
@@ -45,6 +44,7 @@ def bench_result(bench: Bench, command: str | None = None) -> BenchResult:
                        bench.stopped)
 
 
-def write_all(result: BenchResult, out_dir: Path | str) -> list[Path]:
-    """results.csv, results.json, summary.md and the SVG plots in `out_dir`; returns the paths written."""
-    return write_results(result, out_dir, all_plots(result), summary_markdown(result))
+def write_all(result: BenchResult, out_dir: Path | str, plots: dict[str, str]) -> list[Path]:
+    """results.csv, results.json, summary.md and `plots` (file name -> SVG text, drawn by
+    app/render/bench_plots.py) in `out_dir`; returns the paths written."""
+    return write_results(result, out_dir, plots, summary_markdown(result))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
-from ..render.cells import csv_cell
+from ..core.cells import csv_cell
 from ..core.requests import read_text_file
 from .regret import regret_report
 from .stats import ROW_KEYS, cells, overall

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..render.cells import md_cell
+from ..core.cells import md_cell
 from .results import BenchResult
 from .suite import order_categories
 

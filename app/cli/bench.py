@@ -15,7 +15,7 @@ from ..bench.request import BENCH_NUMBERS, bench_plan
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.requests import Limits
-from ..engine.race import RACE_ENGINES
+from ..engine.target import ENGINE_NAMES
 from .common import add_knob_flags, progress_logger
 
 DEFAULT_PRESETS = "offline-prompt-lookup,offline-early-exit,offline-uad"
@@ -49,7 +49,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--endpoint", metavar="URL", help="benchmark a running engine that drafts instead of presets; "
                    "the first of --presets only lends its token budget and chat-template choice (docs/DESIGN.md §4.7)")
     p.add_argument("--plain-endpoint", metavar="URL2", help="with --endpoint: the same model without speculation")
-    p.add_argument("--engine", choices=RACE_ENGINES, help="with --endpoint (default llama.cpp)")
+    p.add_argument("--engine", choices=ENGINE_NAMES, help="with --endpoint (default llama.cpp)")
     p.add_argument("--model", help="with --endpoint: the served model's name (vLLM needs it)")
     return p
 
@@ -78,6 +78,16 @@ def endpoint_racer(args: argparse.Namespace, plan: Any) -> tuple[Any, Any]:
         raise ArenaError("--sweep and --regret vary a preset's knobs; an engine runs its own configuration.")
     racer = EngineRacer(args.engine or "llama.cpp", args.endpoint, args.plain_endpoint, args.model)
     return racer, replace(plan, presets=[replace(plan.presets[0], id="endpoint", title=f"{racer.engine} endpoint")])
+
+
+def endpoint_settings(racer: Any, preset: Any, runs: int) -> dict[str, Any]:
+    """What results.json says an endpoint benchmark ran: the engine and its speculative type as its races name them
+    (not the lending `preset`'s method), the only knob the arena set (the token budget), and ``engine``: its name
+    and, per run in the order of ``runs``, what the engine itself reported (a race JSON's ``engine.reported``; the
+    `runs` finished races are the racer's last ones, after the warm-up)."""
+    reported = racer.reported[len(racer.reported) - runs:] if runs else []
+    return {"methods": [racer.method], "knobs": {preset.id: {"max_new_tokens": preset.max_new_tokens}},
+            "engine": {"name": racer.engine, "reported": reported}}
 
 
 def command_text(args: argparse.Namespace) -> str:
@@ -142,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.report import bench_result, write_all
     from ..bench.runner import Bench, PresetRacer
     from ..bench.summary import regret_category_table, summary_markdown
+    from ..render.bench_plots import all_plots
 
     if args.endpoint is not None:
         racer, plan = endpoint_racer(args, plan_from_args(args))
@@ -157,7 +168,9 @@ def run(args: argparse.Namespace) -> int:
         bench.stop()
         bench.stopped, status = True, 130
     result = bench_result(bench, command_text(args))
-    written = write_all(result, args.out)
+    if args.endpoint is not None:
+        result.settings.update(endpoint_settings(racer, bench.checked[0][0], len(result.rows)))
+    written = write_all(result, args.out, all_plots(result))
     sys.stdout.write(summary_markdown(result) + "\n")
     sys.stdout.write("wrote " + ", ".join(str(p) for p in written) + "\n")
     if result.regret:

@@ -8,8 +8,13 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import ArenaError
+from ..core.knobs import FLAG
+from ..core.requests import Limits
 from ..engine.http import Timeouts
-from ..engine.race import DEFAULT_MAX_NEW_TOKENS, EngineRace, race_engine
+from ..engine.request import build_engine_request
+from ..engine.result import EngineRace
+from ..engine.run import run_engine
+from ..engine.target import CLI_LABELS, make_target
 from .common import emit
 from .race import print_human, read_prompt
 
@@ -49,14 +54,14 @@ def run_endpoint(args: argparse.Namespace) -> int:
     prompt = read_prompt(args)
     if not isinstance(prompt, str):
         raise ArenaError("Give the prompt once: an engine race runs one prompt at a time.")
-    max_new = args.max_new_tokens if args.max_new_tokens is not None else DEFAULT_MAX_NEW_TOKENS  # flag: bounded
     if args.timeout is not None and not 0 < args.timeout <= 3600:
         raise ArenaError(f"--timeout must be in (0, 3600] seconds; got {args.timeout:g}")
-    timeouts = Timeouts(read=args.timeout or 60.0)
-    race = race_engine(args.engine or "llama.cpp", args.endpoint, args.plain_endpoint, prompt, max_new,
-                       timeouts=timeouts, chat_template=not args.no_chat_template, model=args.model)
+    target = make_target("endpoint", args.endpoint, args.plain_endpoint, args.engine, args.model, labels=CLI_LABELS)
+    request = build_engine_request(target, prompt, args.max_new_tokens, not args.no_chat_template, Limits.operator(),
+                                   Timeouts(read=args.timeout or 60.0), FLAG)
+    race = run_engine(request)  # Ctrl-C: the lifecycle's finally closes the open connection
     if args.save_trace is not None:
-        save_engine_trace(race, prompt, max_new, args.save_trace)
+        save_engine_trace(race, prompt, request.max_new_tokens, args.save_trace)
     return emit(args.json, race.to_dict(), lambda: (print_human(race.result), print(engine_stats_line(race))))
 
 

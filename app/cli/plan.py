@@ -13,10 +13,11 @@ from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.presets import METHOD_IDS
 from ..core.requests import PROMPT_SEPARATOR, Limits, read_text_file, split_prompts
-from ..engine.race import DEFAULT_MAX_NEW_TOKENS, RACE_ENGINES
+from ..engine.request import DEFAULT_MAX_NEW_TOKENS
+from ..engine.target import CLI_LABELS, ENGINE_NAMES, make_target
 from ..planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
 from ..planner.memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, DTYPE_BYTES
-from ..planner.request import PLAN_NUMBERS, calculator_numbers, engine_spec, plan_options, plan_preset, plan_prompts
+from ..planner.request import PLAN_NUMBERS, calculator_numbers, engine_requests, plan_options, plan_preset, plan_prompts
 from ..planner.report import (alpha_value_text, c_spread_text, check_runs, engine_text, memory_text,
                               predicted_text, saving_text)
 from ..planner.types import Plan
@@ -41,7 +42,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     engine = p.add_argument_group("or a running serving engine (docs/DESIGN.md §4.7): race your prompts through it")
     engine.add_argument("--endpoint", metavar="URL", help="the server that drafts (llama.cpp, vLLM or SGLang)")
     engine.add_argument("--plain-endpoint", metavar="URL2", help="the same model served without speculation")
-    engine.add_argument("--engine", choices=RACE_ENGINES, help="the engine behind --endpoint (default llama.cpp)")
+    engine.add_argument("--engine", choices=ENGINE_NAMES, help="the engine behind --endpoint (default llama.cpp)")
     engine.add_argument("--model", help="the served model's name (vLLM needs it; checked against the server's)")
     run = p.add_argument_group("measuring")
     run.add_argument("--prompts", type=Path,
@@ -115,8 +116,9 @@ def build_plan(args: argparse.Namespace) -> Plan:
     if on_engine:
         from ..planner.engine_plan import plan_on_engine
 
-        spec = engine_spec(args.engine, args.endpoint, args.plain_endpoint, args.model, FLAG)
-        return plan_on_engine(spec, plan_prompts(read_prompts(args), None, options.limits), options, progress_logger)
+        target = make_target("endpoint", args.endpoint, args.plain_endpoint, args.engine, args.model, CLI_LABELS)
+        requests = engine_requests(target, read_prompts(args), args.max_new_tokens, options.limits, FLAG)
+        return plan_on_engine(requests, options, progress_logger)
     if numbers is not None:
         return calculator_plan(*numbers, options, PLAN_NUMBERS["speedup"].check(args.speedup, FLAG), args.preset,
                                args.target, args.assistant, args.method, allow_local=options.limits.allow_local)

@@ -11,8 +11,8 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import DTYPES, QUANTIZATIONS
-from ..engine.race import RACE_ENGINES
 from ..core.requests import Limits, RaceRequest, apply_overrides, build_request, read_text_file
+from ..engine.target import ENGINE_NAMES
 from ..race.result import STATUSES, RaceResult
 from ..render.statuses import ANSI
 from .common import add_knob_flags, emit, given, progress_logger
@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     race.add_argument("--endpoint", metavar="URL",
                       help="race a running llama-server that drafts (docs/DESIGN.md §4.7) instead of a preset")
     race.add_argument("--plain-endpoint", metavar="URL2", help="the same model served without speculation")
-    race.add_argument("--engine", choices=RACE_ENGINES, default=None,
+    race.add_argument("--engine", choices=ENGINE_NAMES, default=None,
                       help="with --endpoint: the engine behind it (default llama.cpp)")
     race.add_argument("--model", help="with --endpoint: the model name the endpoints must serve")
     race.add_argument("--timeout", type=float, metavar="SECONDS",

@@ -47,7 +47,7 @@ def summary(trace: Trace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..replay.page import replay_html
+    from ..render.replay_page import replay_html
 
     trace = load_trace(args.trace)
     if args.html is None:

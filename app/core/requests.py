@@ -55,6 +55,12 @@ class Limits:
         return cls(max_prompt_tokens=32_768, max_new_tokens=int(KNOB_TABLE["max_new_tokens"].high), allow_local=True,
                    work_tokens=None, plan_prompts=None, bench_races=None)
 
+    def check_prompt_tokens(self, n_prompt: int) -> None:
+        """ArenaError when an encoded prompt of `n_prompt` tokens is longer than `max_prompt_tokens` (a transformers
+        race counts with its tokenizer, an engine race with the engine's: app/engine/run.py)."""
+        if n_prompt > self.max_prompt_tokens:
+            raise ArenaError(f"The prompt is {n_prompt} tokens; this server accepts at most {self.max_prompt_tokens}.")
+
     def check_work(self, tokens: int, what: str, fewer: str) -> None:
         """ArenaError when `what` would generate more than `work_tokens` tokens; `fewer` says what to ask for less of."""
         if self.work_tokens is not None and tokens > self.work_tokens:
@@ -121,6 +127,23 @@ def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
     return None if blank(seed) else KNOB_TABLE["seed"].check(seed, origin)
 
 
+def check_single_prompt(prompt: Any) -> str:
+    """A single non-empty prompt, or a clear error (a transformers race and an engine race alike)."""
+    if isinstance(prompt, (list, tuple)):
+        raise ArenaError("Assisted generation runs one prompt at a time (batch size 1): "
+                         "race the prompts one after another instead of as a batch.")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ArenaError("The prompt is empty: type some text to continue or a question to answer.")
+    return prompt
+
+
+def check_token_cap(max_new_tokens: int, limits: Limits, origin: Origin = REQUEST) -> int:
+    """`max_new_tokens` (already a valid knob value) if it is within this server's cap; else the one-line refusal."""
+    if max_new_tokens > limits.max_new_tokens:
+        raise origin.blame("max_new_tokens", f"is {max_new_tokens}, above this server's cap of {limits.max_new_tokens}")
+    return max_new_tokens
+
+
 def check_new_tokens(value: Any, limits: Limits, origin: Origin = REQUEST) -> int | None:
     """A max_new_tokens value within 1..`limits.max_new_tokens` (None or blank: not set, the preset's)."""
     cap = replace(KNOB_TABLE["max_new_tokens"], high=limits.max_new_tokens)
@@ -137,9 +160,7 @@ def build_preset(preset_id: Any, changes: dict[str, Any], limits: Limits, origin
 def within_limits(preset: Preset, limits: Limits, origin: Origin = REQUEST) -> Preset:
     """`preset` when it keeps to `limits`: the token cap, and model ids that name no local folder unless the limits
     allow them (checked on the text, before any file call)."""
-    if preset.max_new_tokens > limits.max_new_tokens:
-        raise origin.blame("max_new_tokens", f"is {preset.max_new_tokens}, above this server's cap of "
-                                             f"{limits.max_new_tokens}")
+    check_token_cap(preset.max_new_tokens, limits, origin)
     if not limits.allow_local:
         for spec in filter(None, (preset.target, preset.assistant, preset.tokenizer, preset.assistant_tokenizer)):
             refuse_local_path(spec)

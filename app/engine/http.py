@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from ..core.errors import ArenaError, StoppedError
@@ -61,17 +61,22 @@ def _connect(endpoint: Endpoint, timeouts: Timeouts) -> tuple[http.client.HTTPCo
     return kind(host, port, timeout=timeouts.connect), prefix
 
 
-def _quote(body: bytes) -> str:
-    """The error message inside an engine's error body (OpenAI-style ``error.message`` or ``message``), shortened."""
-    text = body.decode("utf-8", "replace")
-    try:
-        data = json.loads(text)
-        error = data.get("error", data) if isinstance(data, dict) else data
-        text = str(error.get("message", error)) if isinstance(error, dict) else str(error)
-    except ValueError:
-        pass
+def error_message(data: Any) -> str:
+    """The message of an engine's parsed error object (OpenAI-style ``error.message`` or ``message``), on one line
+    and shortened to MAX_QUOTED characters."""
+    error = data.get("error", data) if isinstance(data, dict) else data
+    text = str(error.get("message", error)) if isinstance(error, dict) else str(error)
     text = " ".join(text.split())
     return text[:MAX_QUOTED] + ("..." if len(text) > MAX_QUOTED else "")
+
+
+def _quote(body: bytes) -> str:
+    """The error message inside an engine's error body (JSON: :func:`error_message`; else the text), shortened."""
+    text = body.decode("utf-8", "replace")
+    try:
+        return error_message(json.loads(text))
+    except ValueError:
+        return error_message(text)
 
 
 def refused(endpoint: Endpoint, status: int, body: bytes) -> ArenaError:
@@ -182,15 +187,19 @@ def _events(response: http.client.HTTPResponse, endpoint: Endpoint) -> Iterator[
 
 
 def stream_post(endpoint: Endpoint, path: str, body: dict, timeouts: Timeouts = Timeouts(),
-                stop: threading.Event | None = None) -> Iterator[tuple[float, Any]]:
+                stop: threading.Event | None = None,
+                on_start: Callable[[float], None] | None = None) -> Iterator[tuple[float, Any]]:
     """POST `body` as JSON to `path` and yield (seconds since the request was sent, parsed chunk) for every
     server-sent event; (t, DONE) for an end marker, (t, None) at the end of the body. A set `stop` closes the
     connection and raises StoppedError; silence longer than timeouts.read or a request longer than timeouts.total is
     "too slow"; a body that ends without the end marker is the caller's to judge (see
-    :func:`app.engine.llamacpp.read_side`). Close the generator (``contextlib.closing``) to close the connection."""
+    :func:`app.engine.llamacpp.stream_side`). on_start: called with the ``time.perf_counter()`` the chunks' times count
+    from, as the request is sent. Close the generator (``contextlib.closing``) to close the connection."""
     conn, prefix = _connect(endpoint, timeouts)
     closer = _Closer(conn, stop)
     start = time.perf_counter()
+    if on_start is not None:
+        on_start(start)
     try:
         try:
             conn.request("POST", prefix + path, body=json.dumps(body).encode(),

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 from contextlib import closing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from ..core.errors import ArenaError
 from .http import DONE, Endpoint, Timeouts, get_json, request_json, stream_post
@@ -34,21 +34,50 @@ from .http import DONE, Endpoint, Timeouts, get_json, request_json, stream_post
 
 @dataclass
 class Chunk:
-    """One streamed piece: seconds since the request was sent, its token ids and text, and the cumulative draft
-    counters the engine reported with it (None when the chunk carried no timings)."""
+    """One streamed piece: seconds since the request was sent, its token ids and text, the cumulative draft counters
+    the engine reported with it (None when the chunk carried no timings) and the prompt's length in tokens as the
+    engine counted it (None when the chunk does not say)."""
 
     t: float
     ids: list[int]
     text: str
     draft_n: int | None = None
     draft_accepted: int | None = None
+    prompt_tokens: int | None = None
+
+
+@dataclass
+class Flat:
+    """A stream's chunks laid out per token: ids, texts (a chunk's text on its first token, "" on the others), times
+    (the chunk's arrival, seconds from the request) and the cumulative (drafted, accepted) counters (None: unknown)."""
+
+    ids: list[int]
+    texts: list[str]
+    times: list[float]
+    counters: list[tuple[int, int] | None]
+
+
+def flatten(chunks: list[Chunk]) -> Flat:
+    """`chunks` per token (see :class:`Flat`)."""
+    flat = Flat([], [], [], [])
+    for chunk in chunks:
+        pair = None if chunk.draft_n is None else (chunk.draft_n, chunk.draft_accepted or 0)
+        for k, token in enumerate(chunk.ids):
+            flat.ids.append(token)
+            flat.texts.append(chunk.text if k == 0 else "")
+            flat.times.append(chunk.t)
+            flat.counters.append(pair)
+    return flat
 
 
 @dataclass
 class EngineSide:
-    """One request's stream as the engine sent it. seconds: from sending the request to the final chunk;
-    timings: the engine's own final figures (``predicted_per_second`` etc.); model: the name it reported;
-    settings: its ``generation_settings`` (the speculative type among them)."""
+    """One request's stream as the engine sent it, filled while it streams (another thread may read it through
+    :meth:`chunks_so_far`). started_at: the ``time.perf_counter()`` the request was sent at (None before); seconds:
+    from sending the request to the final chunk; timings: the engine's own final figures (``predicted_per_second``
+    etc.); model: the name it reported; settings: its ``generation_settings`` (the speculative type among them);
+    report: vLLM's or SGLang's speculative report (:class:`app.engine.adapters.SpecReport`; None for llama.cpp, whose
+    counters ride on the chunks)."""
 
     chunks: list[Chunk] = field(default_factory=list)
     seconds: float = 0.0
@@ -56,6 +85,23 @@ class EngineSide:
     model: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
     stop_type: str = ""
+    started_at: float | None = None
+    report: Any = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def begin(self, start: float) -> None:
+        """The request was sent at `start` (``time.perf_counter()``; the chunks' times count from it)."""
+        self.started_at = start
+
+    def add(self, chunk: Chunk) -> None:
+        """Append one arrived chunk (thread-safe against :meth:`chunks_so_far`)."""
+        with self._lock:
+            self.chunks.append(chunk)
+
+    def chunks_so_far(self) -> list[Chunk]:
+        """A copy of the chunks that arrived so far (safe to call from another thread while the stream runs)."""
+        with self._lock:
+            return list(self.chunks)
 
     @property
     def token_ids(self) -> list[int]:
@@ -97,38 +143,53 @@ def _chunk(t: float, data: Any, endpoint: Endpoint) -> Chunk:
     if not isinstance(text, str):
         raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: content is not text.")
     timings = data.get("timings")
-    chunk = Chunk(t, ids, text)
+    evaluated = data.get("tokens_evaluated")
+    chunk = Chunk(t, ids, text, prompt_tokens=_int(evaluated, "tokens_evaluated", endpoint)
+                  if evaluated is not None else None)
     if isinstance(timings, dict):
         chunk.draft_n = _int(timings.get("draft_n", 0), "draft_n", endpoint)
         chunk.draft_accepted = _int(timings.get("draft_n_accepted", 0), "draft_n_accepted", endpoint)
     return chunk
 
 
-def read_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: Timeouts = Timeouts(),
-              stop: threading.Event | None = None, cap: int | None = None) -> EngineSide:
-    """Stream one greedy completion of `prompt` (at most `max_new_tokens`). cap: the most tokens accepted before the
-    output counts as endless and the connection is closed (default: max_new_tokens + 8). ArenaError for a stream
-    that ends without its final chunk (the engine died mid-stream); StoppedError when `stop` was set."""
+def stream_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, side: EngineSide,
+                timeouts: Timeouts = Timeouts(), stop: threading.Event | None = None,
+                cap: int | None = None) -> Iterator[Chunk]:
+    """Stream one greedy completion of `prompt` (at most `max_new_tokens`) into `side`, yielding each chunk as it
+    arrives (already added to `side`); the final chunk fills `side`'s timings, model and settings. cap: the most tokens
+    accepted before the output counts as endless and the connection is closed (default: max_new_tokens + 8).
+    ArenaError for a stream that ends without its final chunk (the engine died mid-stream); StoppedError when `stop`
+    was set. Closing the generator closes the connection."""
     cap = max_new_tokens + 8 if cap is None else cap
-    side, done = EngineSide(), False
-    # closing(): the connection closes as soon as the loop ends, by a break or an error (docs/DESIGN.md §4.7)
-    with closing(stream_post(endpoint, "/completion", completion_body(prompt, max_new_tokens), timeouts,
-                             stop)) as stream:
+    done, count = False, 0
+    # closing(): the connection closes as soon as the loop ends, by a break, an error or a closed generator (§4.7)
+    with closing(stream_post(endpoint, "/completion", completion_body(prompt, max_new_tokens), timeouts, stop,
+                             side.begin)) as stream:
         for t, data in stream:
             if data is None or data is DONE:
                 break
             chunk = _chunk(t, data, endpoint)
-            if chunk.ids or chunk.text:
-                side.chunks.append(chunk)
-            if len(side.token_ids) > cap:
+            count += len(chunk.ids)
+            if count > cap:
                 raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens for "
                                  f"n_predict {max_new_tokens}; the connection was closed.")
+            if chunk.ids or chunk.text:
+                side.add(chunk)
+                yield chunk
             if data.get("stop") is True:
                 done = _finish(side, t, data)
                 break
     if not done:
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after {len(side.token_ids)} tokens "
+        raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after {count} tokens "
                          "(the stream ended without its final chunk).")
+
+
+def read_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: Timeouts = Timeouts(),
+              stop: threading.Event | None = None, cap: int | None = None) -> EngineSide:
+    """The whole of :func:`stream_side` (nobody watching): the finished side."""
+    side = EngineSide()
+    for _ in stream_side(endpoint, prompt, max_new_tokens, side, timeouts, stop, cap):
+        pass
     return side
 
 
@@ -151,18 +212,40 @@ def apply_template(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeout
     raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: /apply-template gave no prompt.")
 
 
-def speculative_slots(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> bool | None:
-    """Whether the server's slots speculate (GET /slots, ``speculative``); None when it does not say (the endpoint
-    is off, or another engine)."""
+def count_prompt(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> int:
+    """The prompt's length in tokens as the server counts it (POST /tokenize, special tokens added as /completion
+    adds them), before anything is generated."""
+    data = request_json(endpoint, "POST", "/tokenize", {"content": prompt, "add_special": True}, timeouts)
+    if isinstance(data, dict) and isinstance(data.get("tokens"), list):
+        return len(data["tokens"])
+    raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: /tokenize gave no tokens.")
+
+
+def first_slot(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> dict[str, Any] | None:
+    """GET /slots' first slot (``speculative``, and after a first request its ``params``); None when the server
+    does not answer it (the endpoint is off, or another engine); raises only when the engine is down."""
     try:
         slots = get_json(endpoint, "/slots", timeouts)
     except ArenaError as exc:
         if "is down" in str(exc):
             raise
         return None
-    if isinstance(slots, list) and slots and isinstance(slots[0], dict) and "speculative" in slots[0]:
-        return bool(slots[0]["speculative"])
-    return None
+    return slots[0] if isinstance(slots, list) and slots and isinstance(slots[0], dict) else None
+
+
+def speculative_slots(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> bool | None:
+    """Whether the server's slots speculate (GET /slots, ``speculative``); None when it does not say."""
+    slot = first_slot(endpoint, timeouts)
+    return bool(slot["speculative"]) if slot is not None and "speculative" in slot else None
+
+
+def spec_types(settings: Any) -> str | None:
+    """llama.cpp's speculative types in a request's settings (a final chunk's ``generation_settings``, a slot's
+    ``params``): "none,ngram-simple" -> "ngram-simple"; None when it names none."""
+    if not isinstance(settings, dict):
+        return None
+    names = [n for n in str(settings.get("speculative.types") or "").split(",") if n and n != "none"]
+    return ",".join(names) or None
 
 
 def props(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> dict[str, Any]:

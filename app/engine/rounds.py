@@ -19,6 +19,9 @@ from typing import Sequence
 from ..race.result import Round, Token
 
 PER_STEP, COUNTS, TOTALS = "engine-per-step", "engine-counts", "engine-totals"
+#: A token's status in a live snapshot while the engine has not said it yet (vLLM and SGLang report at the end); never
+#: in a result.
+PENDING = "pending"
 
 
 @dataclass
@@ -85,6 +88,26 @@ def build(token_ids: Sequence[int], texts: Sequence[str], steps: list[Step],
     statuses = _statuses(len(token_ids), steps)
     tokens = [Token(int(i), t, s, special=int(i) in specials) for i, t, s in zip(token_ids, texts, statuses)]
     return tokens, [Round(s.drafted, s.accepted) for s in steps]
+
+
+def pending(token_ids: Sequence[int], texts: Sequence[str]) -> list[Token]:
+    """Tokens whose statuses the engine has not reported yet (a live snapshot only)."""
+    return [Token(int(i), t, PENDING) for i, t in zip(token_ids, texts)]
+
+
+def build_live(token_ids: Sequence[int], texts: Sequence[str],
+               counters: Sequence[tuple[int, int] | None]) -> tuple[list[Token], list[Round]] | None:
+    """The statuses and the completed rounds of a stream so far, from the cumulative counters of its tokens (llama.cpp
+    with ``timings_per_token``): exactly the first tokens and rounds that :func:`build` of
+    :func:`steps_from_counters` gives once the stream has ended (a step's tokens get their statuses as they arrive; a
+    round counts once its accepted drafts and its target token are all in). None when a token came without
+    counters."""
+    steps = steps_from_counters(counters)
+    if steps is None:
+        return None
+    tokens, round_list = build(token_ids, texts, steps)
+    complete = [r for s, r in zip(steps, round_list) if (s.start or 0) + s.accepted + 1 <= len(token_ids)]
+    return tokens, complete
 
 
 def choose(counters: Sequence[tuple[int, int] | None] | None, drafted: int, accepted: int,

@@ -13,16 +13,16 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..core.errors import ArenaError
-from ..core.requests import race_tokens
+from ..core.errors import ArenaError, StoppedError
 from ..core.theory import predicted_speedup
-from ..engine.race import DEFAULT_MAX_NEW_TOKENS, EngineRace, race_engine
+from ..engine.request import EngineRequest
+from ..engine.result import EngineRace
 from ..engine.rounds import TOTALS
+from ..engine.run import run_engine
 from .advice import advice
 from .cost import cost_summary
 from .measure import Progress, observed_alpha
 from .plan import PlanOptions, final_verdict, pays, plan_from_numbers, projection_note
-from .request import EngineSpec
 from .types import EngineCost, EngineMeasurement, EngineSpeedup, MeasuredPoint, Plan
 
 #: Where a side's decode time comes from: the engine's own timings (llama.cpp), else the arena's clock.
@@ -136,32 +136,29 @@ def measure_engine(races: Sequence[EngineRace], max_new_tokens: int) -> EngineMe
                              all(r.result.identical for r in races))
 
 
-def engine_work_tokens(prompts: int, max_new_tokens: int) -> int:
-    """The most tokens an engine plan generates: both sides of every prompt (docs/DESIGN.md §4.5)."""
-    return prompts * race_tokens(max_new_tokens, sequential=False)
-
-
-def race_prompts_on(spec: EngineSpec, prompts: Sequence[str], max_new_tokens: int, progress: Progress | None = None,
+def race_prompts_on(requests: Sequence[EngineRequest], progress: Progress | None = None,
                     stop: threading.Event | None = None) -> list[EngineRace]:
-    """One engine race per prompt, one after the other; the engine race's own one-line faults."""
+    """The engine races, one after the other, each through the one engine-race lifecycle (app/engine/run.py); its
+    faults are the engine race's own lines, and a set `stop` (the open request closed at once) is StoppedError."""
     races = []
-    for i, prompt in enumerate(prompts):
+    for i, request in enumerate(requests):
         if progress:
-            progress(f"Racing prompt {i + 1}/{len(prompts)} on the engine: plain, then with its speculation")
-        races.append(race_engine(spec.engine, spec.url, spec.plain_url, prompt, max_new_tokens, stop,
-                                 chat_template=spec.chat_template, model=spec.model))
+            progress(f"Racing prompt {i + 1}/{len(requests)} on the engine: plain, then with its speculation")
+        race = run_engine(request, stop=stop, label="engine plan")
+        if race.result.stopped:
+            raise StoppedError("the engine plan was stopped")
+        races.append(race)
     return races
 
 
-def plan_on_engine(spec: EngineSpec, prompts: Sequence[str], options: PlanOptions, progress: Progress | None = None,
+def plan_on_engine(requests: Sequence[EngineRequest], options: PlanOptions, progress: Progress | None = None,
                    stop: threading.Event | None = None) -> Plan:
-    """Race `prompts` through the engine and plan from what it measured (docs/DESIGN.md §5.17): mode "measured",
-    the engine's section in ``engine``, its measured speedups beside the prediction. The work budget is checked
-    before anything runs; a set `stop` closes the open request (StoppedError)."""
-    tokens = options.max_new_tokens or DEFAULT_MAX_NEW_TOKENS
-    options.limits.check_work(engine_work_tokens(len(prompts), tokens), "engine plan", "fewer prompts or new tokens")
-    races = race_prompts_on(spec, prompts, tokens, progress, stop)
-    m = measure_engine(races, tokens)
+    """Race the checked `requests` (one a prompt: app/planner/request.py ``engine_requests``, which counted the work
+    budget before any of them) through the engine and plan from what it measured (docs/DESIGN.md §5.17): mode
+    "measured", the engine's section in ``engine``, its measured speedups beside the prediction. options: the cost's
+    prices and hours."""
+    races = race_prompts_on(requests, progress, stop)
+    m = measure_engine(races, requests[0].max_new_tokens)
     plan = plan_from_numbers(m.alpha_observed.value, m.c.value, options, c_spread=(m.c.low, m.c.high))
     first = races[0].result
     plan.mode, plan.preset, plan.method, plan.target, plan.assistant, plan.device = (

@@ -10,7 +10,7 @@ import csv
 import io
 from typing import Any
 
-from ..render.cells import csv_cell
+from ..core.cells import csv_cell
 from .check import CheckRun
 from .memory import MemoryUnavailable, PairMemory
 from .timing import StepRatio

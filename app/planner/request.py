@@ -1,7 +1,7 @@
 """What a plan asks for, checked once for every way in: the Planner tab, its /plan API and ``python -m app plan``
 build it with these functions (docs/DESIGN.md §4.5): the options (:func:`plan_options`), the calculator's numbers
 (:func:`calculator_numbers`), the preset to measure (:func:`plan_preset`), the prompts (:func:`plan_prompts`) or the
-serving engine to measure on (:func:`engine_spec`).
+races on an operator's serving engine (:func:`engine_requests`).
 
 The numbers have one set of bounds (:data:`PLAN_NUMBERS`, knobs outside the race's table); an error names the field
 the way its way in does (the page's label, or the command line's flag; :class:`app.core.knobs.Origin`). The defaults
@@ -11,7 +11,6 @@ of the memory maths are memory.py's, the hours a month cost.py's.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import ArenaError
@@ -21,8 +20,8 @@ from ..core.requests import (Limits, apply_overrides, build_preset, check_model_
                              split_prompts, within_limits)
 from ..core.sources import refuse_local_path
 from ..core.theory import MAX_C
-from ..engine.http import Endpoint
-from ..engine.race import RACE_ENGINES
+from ..engine.request import EngineRequest, build_engine_request
+from ..engine.target import EngineTarget
 from ..race.methods import get_method
 from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, parse_gpu_price
 from .memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, DTYPE_BYTES
@@ -153,30 +152,13 @@ def guess_method(target: str, assistant: str, limits: Limits, origin: Origin = F
     return "drafter" if vocabularies[0] == vocabularies[1] else "uad"
 
 
-@dataclass(frozen=True)
-class EngineSpec:
-    """A serving engine to plan on (docs/DESIGN.md §4.7): which engine (one of RACE_ENGINES), the URL of the server
-    that drafts and of its plain partner (None: none given), the served model's name (vLLM needs it; None: not
-    checked) and whether the llama.cpp server's chat template wraps each prompt."""
-
-    engine: str
-    url: str
-    plain_url: str | None = None
-    model: str | None = None
-    chat_template: bool = True
-
-
-def engine_spec(engine: Any, url: Any, plain_url: Any = None, model: Any = None, origin: Origin = FLAG,
-                chat_template: bool = True) -> EngineSpec:
-    """An :class:`EngineSpec` from a request's values (engine blank: llama.cpp), each URL checked as the engine race
-    checks it; ArenaError naming the field as `origin` does."""
-    engine = "llama.cpp" if blank(engine) else engine
-    if engine not in RACE_ENGINES:
-        raise origin.blame("engine", f"must be one of {', '.join(RACE_ENGINES)}; got {shown(engine)}")
-    for value, name in ((url, "endpoint"), (plain_url, "plain_endpoint")):
-        if name == "endpoint" or not blank(value):
-            if not isinstance(value, str) or blank(value):
-                raise origin.blame(name, f"must be a URL, got {shown(value)}")
-            Endpoint(value, f"--{name.replace('_', '-')}" if origin.kind == "flag" else name.replace("_", " ")).parts()
-    return EngineSpec(engine, url, None if blank(plain_url) else plain_url,
-                      None if blank(model) else check_model_id(model, "model", origin).strip(), chat_template)
+def engine_requests(target: EngineTarget, prompts: Any, max_new_tokens: Any, limits: Limits,
+                    origin: Origin = FORM) -> list[EngineRequest]:
+    """One engine race per prompt on the operator's `target` (app/engine/request.py: each prompt, the token cap and
+    the race's budget checked as any engine race is), the whole plan's work within `limits` checked before any
+    request: 2 x max_new_tokens a prompt (None: the engine race's default)."""
+    prompt_list = plan_prompts(prompts, None, limits, origin)
+    requests = [build_engine_request(target, prompt, max_new_tokens, True, limits, origin=origin)
+                for prompt in prompt_list]
+    limits.check_work(sum(r.work_tokens for r in requests), "engine plan", "fewer prompts or new tokens")
+    return requests

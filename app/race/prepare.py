@@ -14,7 +14,7 @@ from ..core.errors import ArenaError
 from .hooks import private_view
 from ..core.loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress
 from ..core.presets import Preset
-from ..core.requests import Limits
+from ..core.requests import Limits, check_single_prompt
 from ..core.tokenizers import TokenizerPool
 from .methods import GenerateArgs, Method, get_method
 
@@ -54,16 +54,6 @@ def encode_prompt(tokenizer: Any, prompt: str, chat_template: bool) -> dict[str,
     return {"input_ids": enc["input_ids"], "attention_mask": enc.get("attention_mask", torch.ones_like(enc["input_ids"]))}
 
 
-def check_prompt(prompt: Any) -> str:
-    """A single non-empty prompt, or a clear error."""
-    if isinstance(prompt, (list, tuple)):
-        raise ArenaError("Assisted generation runs one prompt at a time (batch size 1): "
-                         "race the prompts one after another instead of as a batch.")
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise ArenaError("The prompt is empty: type some text to continue or a question to answer.")
-    return prompt
-
-
 def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MODEL_CACHE,
             progress: Progress | None = None, stop: threading.Event | None = None) -> RaceSetup:
     """Validate, load (cached) and encode everything for a race of `preset` on `prompt`.
@@ -71,7 +61,7 @@ def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MOD
     limits: the request's (:class:`~app.core.requests.RaceRequest` ``.limits``); required, so that no way in can
     reach the loader without the server's caps and local-folder rule. stop: ends a model download in progress.
     """
-    prompt = check_prompt(prompt)
+    prompt = check_single_prompt(prompt)
     if preset.max_new_tokens > limits.max_new_tokens:
         raise ArenaError(f"max_new_tokens={preset.max_new_tokens} is above this server's cap of {limits.max_new_tokens}.")
     method = get_method(preset.method)
@@ -92,9 +82,7 @@ def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MOD
                         assistant_tokenizers.original if assistant_tokenizers else None)
     with tokenizers.borrow() as tok:
         enc = encode_prompt(tok, prompt, preset.chat_template)
-    n_prompt = enc["input_ids"].shape[1]
-    if n_prompt > limits.max_prompt_tokens:
-        raise ArenaError(f"The prompt is {n_prompt} tokens; this server accepts at most {limits.max_prompt_tokens}.")
+    limits.check_prompt_tokens(enc["input_ids"].shape[1])
     device = target.model.device
     return RaceSetup(preset, method, method.generate_args(preset), target, assistant, tokenizers, assistant_tokenizers,
                      enc["input_ids"].to(device), enc["attention_mask"].to(device))

@@ -1,120 +1,44 @@
-"""The one stylesheet of a race, shared by the app's theme and the replay page: Okabe-Ito token colours, each
-status with its own underline; the colours around the race are gradio's variables, which the replay page defines."""
+"""Every stylesheet, in the ``.css`` files of app/render/css (checked as CSS by the tests), put together for the two
+places that show a race: the app's page (gradio's ``css`` and ``head`` at launch) and the self-contained replay page.
+
+- ``race.css``: the one stylesheet of a race (panes, Okabe-Ito token colours each with its own underline, badge,
+  cards, round chart), shared by both; ``race-dark.css`` its dark tones.
+- ``page.css`` / ``page-dark.css``: the app's page around the race; ``page-frame.css``: gradio's own frame.
+- ``replay-page.css``: the replay page around the race, with the gradio colour variables the race's sheet reads.
+"""
 
 from __future__ import annotations
 
-RACE_CSS = """
-/* ---- panes ---- */
-.pane { display: flex; flex-direction: column; min-width: 0; border-radius: 12px; background: var(--block-background-fill);
-  border: 1px solid var(--border-color-primary); box-shadow: 0 1px 2px rgba(0,0,0,.04); overflow: hidden; }
-.pane-assisted { border-top: 4px solid #0072B2; }
-.pane-baseline { border-top: 4px solid #8a94a6; }
-.pane-head { display: flex; justify-content: space-between; align-items: flex-start; gap: 12px;
-  padding: 12px 16px 8px; border-bottom: 1px solid var(--border-color-primary); }
-.pane-titles { display: flex; flex-direction: column; min-width: 0; }
-.pane-title { font-weight: 700; font-size: 1.1rem; }
-.pane-subtitle { color: var(--body-text-color-subdued); font-size: 0.85rem; white-space: nowrap;
-  overflow: hidden; text-overflow: ellipsis; }
-.pane-rate { display: flex; align-items: baseline; gap: 4px; font-variant-numeric: tabular-nums; }
-.rate-value { font-size: 1.9rem; font-weight: 700; line-height: 1; }
-.pane-assisted .rate-value { color: #0072B2; }
-.rate-unit { color: var(--body-text-color-subdued); font-size: 0.85rem; }
-.pane-body { flex: 1 1 auto; padding: 12px 16px; font-size: 1.02rem; line-height: 1.85; overflow-y: auto;
-  white-space: pre-wrap; word-break: break-word; overflow-wrap: anywhere; }
-.pane-progress { height: 3px; background: var(--border-color-primary); }
-.pane-progress > span { display: block; height: 100%; background: #8a94a6; transition: width .15s linear; }
-.pane-assisted .pane-progress > span { background: #0072B2; }
-.pane-foot { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; padding: 8px 16px;
-  border-top: 1px solid var(--border-color-primary); font-size: 0.82rem; color: var(--body-text-color-subdued); }
-.phase-pill { padding: 1px 9px; border-radius: 999px; font-weight: 600; font-size: 0.75rem;
-  text-transform: uppercase; letter-spacing: 0.04em; background: rgba(138,148,166,.18); color: var(--body-text-color); }
-.phase-pill.phase-running, .phase-pill.phase-replay { background: rgba(0,114,178,.15); color: #005a8c; }
-.phase-pill.phase-done { background: rgba(0,158,115,.15); color: #006b4f; }
-.phase-pill.phase-stopped, .phase-pill.phase-error { background: rgba(213,94,0,.15); color: #a34700; }
+import re
+from pathlib import Path
 
-/* ---- tokens: colour + underline style, never colour alone ---- */
-.tok { border-radius: 3px; padding: 1px 0; -webkit-box-decoration-break: clone; box-decoration-break: clone; }
-.tok-accepted { background: rgba(0,114,178,.16); border-bottom: 2px solid #0072B2; }
-.tok-resampled { background: rgba(230,159,0,.24); border-bottom: 2px dashed #b87f00; }
-.tok-bonus { background: rgba(204,121,167,.24); border-bottom: 3px double #a8548a; }
-.tok-target { background: transparent; }
-.pane .tok-target { border-bottom: none; }
-.tok-special { font-family: var(--font-mono); font-size: 0.72em; padding: 0 5px; margin: 0 2px; border-radius: 6px;
-  border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); background: transparent;
-  white-space: nowrap; }
-.tok-diverge { outline: 2px solid #D55E00; outline-offset: 1px; }
-del.rej { color: #a34700; text-decoration: line-through; text-decoration-thickness: 2px;
-  font-size: 0.88em; margin: 0 2px; padding: 0 2px; border-radius: 3px; background: rgba(213,94,0,.07); }
-.pane .tok[title] { cursor: help; }
-.tok-legend { display: flex; flex-wrap: wrap; gap: 6px 22px; align-items: center; font-size: 0.88rem; padding: 6px 2px; }
-.legend-item { display: inline-flex; align-items: center; gap: 6px; }
-.legend-item .tok { padding: 0 6px; font-weight: 600; }
-.legend-text { color: var(--body-text-color-subdued); }
+_FOLDER = Path(__file__).with_name("css")
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
-/* ---- badge and stat cards ---- */
-.badge { display: inline-block; padding: 3px 12px; border-radius: 999px; font-weight: 700; font-size: 0.9rem; }
-.badge-identical { background: rgba(0,158,115,.14); color: #00704f; border: 1px solid rgba(0,158,115,.5); }
-.badge-diverged { background: rgba(230,159,0,.16); color: #8a5d00; border: 1px dashed #b87f00; }
-.badge-unexpected { background: rgba(213,94,0,.14); color: #a34700; border: 1px solid #D55E00; }
-.badge-none { color: var(--body-text-color-subdued); border: 1px dashed var(--border-color-primary); }
-.badge-why { color: var(--body-text-color-subdued); font-size: 0.86rem; }
-.stats-grid { display: grid; gap: 10px; }
-.stat { padding: 10px 12px; border-radius: 10px; background: var(--background-fill-secondary);
-  border: 1px solid var(--border-color-primary); min-width: 0; }
-.stat-value { font-size: 1.45rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
-.stat-speedup .stat-value { color: #0072B2; font-size: 1.7rem; }
-.stat-label { font-weight: 600; font-size: 0.85rem; }
-.stat-note { color: var(--body-text-color-subdued); font-size: 0.78rem; margin-top: 2px; }
-.stat.speed-win .stat-value { color: #007a59; }
-.stat.speed-loss { border-color: #D55E00; background: rgba(213,94,0,.07); }
-.stat.speed-loss .stat-value { color: #a34700; }
-.stat.speed-unmeasured { border-color: #E69F00; border-style: dashed; }
-.stat.speed-unmeasured .stat-value { text-decoration: line-through; }
 
-/* ---- round chart ---- */
-.chart { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
-  background: var(--block-background-fill); }
-.chart-title { font-weight: 700; font-size: 0.95rem; }
-.chart-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; font-size: 0.8rem;
-  color: var(--body-text-color-subdued); margin: 4px 0 6px; }
-.chart-sum { margin-left: auto; }
-.key { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-left: 6px; }
-.key-accepted { background: #0072B2; }
-.key-rejected { background: repeating-linear-gradient(45deg, #E69F00 0 2px, rgba(230,159,0,.25) 2px 4px);
-  border: 1px solid #b87f00; }
-.key-none { background: #8a94a6; height: 4px; }
-.chart-scroll { overflow-x: auto; }
-.chart-svg { display: block; max-width: none; }
-.chart-svg .bar-accepted { fill: #0072B2; }
-.chart-svg .bar-rejected { stroke: #b87f00; stroke-width: 0.8; }
-.chart-svg .bar-rejected-bg { fill: rgba(230,159,0,.25); }
-.chart-svg .bar-rejected-line { stroke: #E69F00; stroke-width: 2.2; }
-.chart-svg .bar-none { fill: #8a94a6; }
-.chart-svg .grid { stroke: var(--border-color-primary); stroke-width: 1; }
-.chart-svg .axis { fill: var(--body-text-color-subdued); font-size: 9px; }
-.chart-svg .round:hover rect { opacity: .75; }
-"""
-
-#: The same race in dark mode: the same hues, lighter tones for contrast.
-DARK_RULES = """
-.pane-assisted .rate-value, .stat-speedup .stat-value, .phase-pill.phase-running, .phase-pill.phase-replay { color: #56B4E9; }
-.badge-identical, .phase-pill.phase-done, .stat.speed-win .stat-value { color: #5fd3a9; }
-.badge-diverged { color: #f0c05a; }
-.badge-unexpected, .stat.speed-loss .stat-value, del.rej { color: #ff9a57; }
-.tok-accepted { background: rgba(86,180,233,.22); border-bottom-color: #56B4E9; }
-.tok-resampled { background: rgba(230,159,0,.28); border-bottom-color: #E69F00; }
-.tok-bonus { background: rgba(204,121,167,.30); border-bottom-color: #CC79A7; }
-.tok-special { color: var(--body-text-color); }
-"""
+def sheet(name: str) -> str:
+    """The text of app/render/css/`name`."""
+    return (_FOLDER / name).read_text(encoding="utf-8")
 
 
 def dark_css(rules: str, scope: str) -> str:
-    """`rules` for dark mode: scope ".dark" prefixes every selector with that class (gradio's dark theme);
-    scope "media" wraps them in ``@media (prefers-color-scheme: dark)`` (a standalone page)."""
+    """`rules` (one rule per line; comments allowed) for dark mode: scope ".dark" prefixes every selector with that
+    class (gradio's dark theme); scope "media" wraps them in ``@media (prefers-color-scheme: dark)`` (a standalone
+    page)."""
+    rules = _COMMENT.sub("", rules)
     if scope == "media":
         return f"@media (prefers-color-scheme: dark) {{{rules}}}\n"
     out = []  # one rule per selector: gradio scopes only the first selector of a list under its ".dark"
-    for line in rules.strip().splitlines():
+    for line in filter(str.strip, rules.strip().splitlines()):
         selectors, body = line.split("{", 1)
         out.extend(f"{scope} {s.strip()} {{{body}" for s in selectors.split(","))
     return "\n".join(out) + "\n"
+
+
+#: The race's own sheet and its dark tones (one rule per line).
+RACE_CSS, DARK_RULES = sheet("race.css"), sheet("race-dark.css")
+#: The app page's ``css`` (the race, both dark sheets, the page) and its ``head`` style (gradio's frame).
+PAGE_CSS = RACE_CSS + dark_css(DARK_RULES, ".dark") + dark_css(sheet("page-dark.css"), ".dark") + sheet("page.css")
+PAGE_FRAME_CSS = sheet("page-frame.css")
+#: The replay page's inline CSS: the race, its dark tones for a browser in dark mode, the page around it.
+REPLAY_CSS = RACE_CSS + dark_css(DARK_RULES, "media") + sheet("replay-page.css")

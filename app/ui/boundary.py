@@ -14,13 +14,18 @@ from typing import Any
 import gradio as gr
 
 from ..core.errors import ArenaError
-from .html import unexpected_error_text
 from . import popups
 
 log = logging.getLogger("app.ui")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: How much of gradio's refusal (which may echo the refused value) a popup keeps (characters).
 POPUP_ECHO_CHARS = 120
+
+
+def unexpected_error_text(exc: BaseException) -> str:
+    """The one line a user sees for a bug (the traceback goes to the server log)."""
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    return f"Unexpected error ({type(exc).__name__}: {first}); see the server log."
 
 
 def clean(value: Any) -> Any:

@@ -4,47 +4,25 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from dataclasses import dataclass, fields
 from typing import Sequence
 
 from ..core.errors import ArenaError
 from ..core.presets import get_preset
 from ..core.requests import LOCAL_WORK_TOKENS, PUBLIC_WORK_TOKENS, Limits
+from ..engine.target import SYNTAX, EngineTarget
+from ..engine.target import parse_endpoint as parse_target
 
 DEFAULT_PRESET = "offline-prompt-lookup"
-#: An engine's name on the page: letters, digits, dot, dash, underscore.
-_ENGINE_NAME = re.compile(r"^[A-Za-z0-9][\w.\-]{0,39}$", re.ASCII)
-
-
-@dataclass(frozen=True)
-class EngineTarget:
-    """A serving engine the operator offers on the page (``--endpoint NAME=URL[,plain=URL2]``, docs/DESIGN.md §4.7):
-    its name, the URL of the server that drafts and of its plain partner (None: none given). Visitors pick it by
-    name and never type a URL."""
-
-    name: str
-    url: str
-    plain_url: str | None = None
 
 
 def parse_endpoint(text: str) -> EngineTarget:
-    """``NAME=URL`` or ``NAME=URL,plain=URL2`` -> EngineTarget; argparse.ArgumentTypeError for anything else."""
-    from ..engine.http import Endpoint
-
-    name, sep, rest = text.partition("=")
-    if not sep or not _ENGINE_NAME.match(name):
-        raise argparse.ArgumentTypeError(f"expected NAME=URL[,plain=URL2] with a NAME of letters, digits, '.', '-' "
-                                         f"or '_'; got {text!r}")
-    url, plain_sep, extra = rest.partition(",plain=")
-    for one in filter(None, (url, extra)):
-        try:
-            Endpoint(one, f"--endpoint {name}").parts()
-        except ArenaError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    if not url or (plain_sep and not extra):
-        raise argparse.ArgumentTypeError(f"--endpoint {name}: give a URL (and after ',plain=' the plain one)")
-    return EngineTarget(name, url, extra or None)
+    """``--endpoint NAME=URL[,plain=URL2][,engine=E][,model=M]`` -> EngineTarget (app/engine/target.py, which the
+    command line shares); argparse.ArgumentTypeError (one line) for anything else."""
+    try:
+        return parse_target(text)
+    except ArenaError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def has_gpu() -> bool:
@@ -203,9 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--queue-size", type=_positive, default=16,
                         help="jobs that may wait in the queue; more are refused with 'queue is full' (default 16)")
     parser.add_argument("--endpoint", dest="endpoints", type=parse_endpoint, action="append", default=[],
-                        metavar="NAME=URL[,plain=URL2]",
+                        metavar=SYNTAX,
                         help="offer a running serving engine as a race target under NAME (repeatable); URL drafts, "
-                             "URL2 serves the same model without speculation")
+                             "URL2 serves the same model without speculation; engine= says which engine (default "
+                             "llama.cpp), model= the served model's name (vLLM needs it)")
     parser.add_argument("--mcp", action=argparse.BooleanOptionalAction, default=None,
                         help="also serve race, measure and plan as MCP tools at /gradio_api/mcp/ (the same limits, "
                              "budgets and queue as the page; default: $GRADIO_MCP_SERVER, off)")

@@ -70,21 +70,21 @@ def _preset_numbers(preset_id: Any, max_new_tokens: Any) -> tuple[str, int]:
 
 
 def race_stream_duration(sequential: bool) -> Callable[..., int]:
-    """Duration of the Race tab's Race / Tune event: its inputs after the session are (toggle, *controls)."""
+    """Duration of the Race tab's Tune event: its inputs after the session are the controls."""
     from .race.controls import CONTROL_NAMES
 
-    def duration(show_rejected: Any = None, *values: Any) -> int:
+    def duration(*values: Any) -> int:
         v = dict(zip(CONTROL_NAMES, values))
         return race_seconds(*_preset_numbers(v.get("preset"), v.get("max_new_tokens")), sequential)
 
     return duration
 
 
-def race_click_duration(show_rejected: Any = None, mode: Any = None, *values: Any) -> int:
-    """Duration of the Race button's event: its inputs after the session are (toggle, mode, *controls)."""
+def race_click_duration(mode: Any = None, *values: Any) -> int:
+    """Duration of the Race button's event: its inputs after the session are (mode, *controls)."""
     from .race.controls import CONCURRENT
 
-    return race_stream_duration(mode != CONCURRENT)(show_rejected, *values)
+    return race_stream_duration(mode != CONCURRENT)(*values)
 
 
 def endpoint_duration(fn: Callable, seconds: Callable[[str, int, dict], int]) -> Callable[..., int]:

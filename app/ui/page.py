@@ -14,12 +14,15 @@ from .planner.tab import PlannerTab
 from .race.handlers import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
-from .theme import CSS, PAGE_CSS, make_theme
+from .theme import make_theme
+from ..render.page import header_html
 from .uploads import UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
 from ..deploy.spec import MAX_PLAN_BYTES
+from ..render.player import JS as PLAYER_JS
+from ..render.style import PAGE_CSS, PAGE_FRAME_CSS
 from ..replay.tracefile import MAX_TRACE_BYTES
 
 TITLE = "Assisted-decoding arena"
@@ -31,18 +34,10 @@ CACHE_SWEEP, CACHE_MAX_AGE = 3600, 6 * 3600
 UPLOAD_CONCURRENCY = 2
 
 
-def header_html(device: str) -> str:
-    where = "GPU" if device.startswith("cuda") else "CPU only"
-    return ('<div class="hdr"><h1>Assisted-decoding arena</h1>'
-            f'<span class="hdr-chip">transformers generate() \u00b7 {where}</span></div>'
-            '<p>Plain decoding (the Baseline pane) races assisted decoding (the Assisted pane) on the same prompt. '
-            'Every assisted token shows what happened to it: drafted and accepted, resampled by the target, or a '
-            'bonus token.</p>')
-
-
 def launch_kwargs() -> dict:
     """Theme and CSS for ``demo.launch(**launch_kwargs())`` (gradio 6 takes them at launch)."""
-    return {"theme": make_theme(), "css": CSS, "head": f"<style>{PAGE_CSS}</style>", "footer_links": ["api", "gradio"]}
+    return {"theme": make_theme(), "css": PAGE_CSS, "head": f"<style>{PAGE_FRAME_CSS}</style><script>{PLAYER_JS}</script>",
+            "footer_links": ["api", "gradio"]}
 
 
 def upload_cap() -> dict:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator
 import gradio as gr
 
 from ...bench.report import bench_result, write_all
+from ...render.bench_plots import all_plots
 from ...bench.results import BenchResult
 from ...bench.request import bench_plan
 from ...bench.runner import Bench, BenchProgress, PresetRacer
@@ -19,9 +20,9 @@ from ...core.errors import ArenaError
 from ..config import UIConfig
 from ..exports import unique_stem
 from ..boundary import failure_text
-from ..html import status_html
+from ...render.status import status_html
 from ..streaming import PerSession, run_streaming
-from .render import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
+from ...render.bench_tab import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
 
 TICK = 0.5  # seconds between two frames while the benchmark runs
 
@@ -115,7 +116,7 @@ class BenchHandlers:
 
         yield from run_streaming(bench.run, frame, TICK, "bench-run")
         result = bench_result(bench, "the Benchmark tab")
-        files = write_all(result, unique_stem("bench", "bench"))
+        files = write_all(result, unique_stem("bench", "bench"), all_plots(result))
         took = time.monotonic() - started
         if result.stopped:
             why = (f"at this server's limit of {bench.time_limit / 60:g} minutes per benchmark " if bench.timed_out

@@ -11,9 +11,9 @@ from ..uploads import upload_box
 from ...bench.suite import BUILTIN_CATEGORIES, SPLIT_CHOICES
 from ...core.presets import load_presets
 from ..config import UIConfig
-from ..html import status_html
+from ...render.status import status_html
 from .handlers import BenchHandlers, BenchState
-from .render import EMPTY
+from ...render.bench_tab import EMPTY
 
 INTRO = ('<div class="plan-intro"><b>Benchmark.</b> Every ticked preset races plain <code>generate()</code> on each '
          'prompt of a suite, one side after the other after a warm-up (greedy, batch 1), and the leaderboard shows '

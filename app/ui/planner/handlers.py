@@ -12,21 +12,22 @@ from typing import Any, Callable, Iterator, Optional
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.knobs import REQUEST, blank, shown
+from ...core.knobs import REQUEST, blank
+from ...engine.target import EngineTarget, find_target
 from ...core.presets import Preset, get_preset, load_presets
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
 from ...planner.engine_plan import plan_on_engine
 from ...planner.memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB
 from ...planner.plan import PlanOptions, plan_for_preset, plan_from_numbers
 from ...planner.report import plan_to_csv
-from ...planner.request import EngineSpec, calculator_numbers, engine_spec, plan_options, plan_preset, plan_prompts
+from ...planner.request import calculator_numbers, engine_requests, plan_options, plan_preset, plan_prompts
 from ...planner.types import Plan
 from ...race.methods import get_method
 from ..config import UIConfig
 from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
-from ..html import status_html
+from ...render.status import status_html
 from ..keepalive import in_background
 from ..streaming import PerSession, run_streaming
 from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
@@ -148,10 +149,10 @@ class PlannerHandlers:
         the prompts to measure on."""
         name = engine_name(choice)
         if name is not None:
-            spec = self.engine(name, target, assistant)
-            prompt_list = plan_prompts(prompts, None, options.limits)
-            return Measuring(f"the engine {name}", len(prompt_list),
-                             lambda progress, stop: plan_on_engine(spec, prompt_list, options, progress, stop))
+            requests = engine_requests(self.engine(name, target, assistant), prompts, options.max_new_tokens,
+                                       options.limits, REQUEST)
+            return Measuring(f"the engine {name}", len(requests),
+                             lambda progress, stop: plan_on_engine(requests, options, progress, stop))
         changes = {"target": target, "assistant": assistant,
                    **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
         preset = plan_preset(choice, changes, self.config.limits)
@@ -159,16 +160,13 @@ class PlannerHandlers:
         return Measuring(preset.id, len(prompt_list),
                          lambda progress, stop: plan_for_preset(preset, prompt_list, options, progress))
 
-    def engine(self, name: str, target: Any, assistant: Any) -> EngineSpec:
-        """The operator's engine called `name` (``app.py --endpoint NAME=URL[,plain=URL2]``), raced as llama.cpp;
-        model overrides are refused: an engine serves its own models."""
-        offered = {e.name: e for e in self.config.endpoints}
-        if name not in offered:
-            raise ArenaError(f"This server offers no engine named {shown(name)}"
-                             + (f"; it offers {', '.join(offered)}." if offered else "."))
+    def engine(self, name: str, target: Any, assistant: Any) -> EngineTarget:
+        """The operator's engine called `name` (``app.py --endpoint NAME=URL[,plain=URL2]...``); model overrides are
+        refused: an engine serves its own models."""
+        found = find_target(name, self.config.endpoints)
         if not (blank(target) and blank(assistant)):
             raise ArenaError("An engine serves its own models: leave the target and drafter overrides empty.")
-        return engine_spec("llama.cpp", offered[name].url, offered[name].plain_url, origin=REQUEST)
+        return found
 
     def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,
                      max_new_tokens: Any, gpu_memory: Any, context: Any, dtype: Any, prices: Any,

@@ -15,7 +15,7 @@ from ...planner.plan import PlanOptions
 from ...race.methods import get_method
 from .. import gpu
 from ..config import UIConfig
-from ..html import status_html
+from ...render.status import status_html
 from ..race.controls import preset_choices
 from .handlers import (DEFAULT_PLAN_PRESET, PlannerHandlers, PlanState, calculator, default_prices, engine_choices,
                        prompt_text)

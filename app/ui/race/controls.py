@@ -10,7 +10,7 @@ from ...core.knobs import KNOBS, REQUEST, blank
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
-from ...render.html import esc
+from ...render.method_card import method_card_html
 
 #: Control values the race/measure events receive, in this order (after session and toggle).
 CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "max_new_tokens",
@@ -95,17 +95,3 @@ def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest
     if changes["do_sample"]:
         changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})
     return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST, limits)
-
-
-def method_card_html(preset: Preset, method: Any) -> str:
-    """Where the preset runs, the method's one-line summary (an app.race.methods Method), the description, and
-    where the method pays off and where it does not (the preset's wins_on / loses_on)."""
-    where = ("offline", "runs offline") if preset.where == "offline" else ("hub", preset.where)
-    lossless = ('<span class="pill pill-lossless">lossless</span>' if method.lossless
-                else '<span class="pill pill-lossy">lossy by design</span>')
-    wins = "".join(f'<div class="method-{cls}"><b>{label}:</b> {esc(text)}</div>' for cls, label, text in
-                   (("wins", "Wins on", preset.wins_on), ("loses", "Loses on", preset.loses_on)) if text)
-    return (f'<div class="method-card"><div class="method-head"><span class="pill where-{where[0]}">{esc(where[1])}</span>'
-            f'{lossless}<span class="method-title">{esc(method.title)}</span></div>'
-            f'<div class="method-summary">{esc(method.summary)}</div>'
-            f'<div class="method-desc">{esc(preset.description)}</div>{wins}</div>')

@@ -1,5 +1,6 @@
 """Event functions of the Race tab, each returning or yielding ``{component: value}``: the streaming race (the
-engine's :class:`~app.race.lifecycle.RaceRun`, rendered from its snapshot every :data:`TICK` s), Tune, stop, toggles."""
+engine's :class:`~app.race.lifecycle.RaceRun`; every :data:`TICK` s the race's data from its snapshot, which the
+player in the browser draws: docs/DESIGN.md §4.9), Tune, stop, the preset and example choices."""
 
 from __future__ import annotations
 
@@ -18,21 +19,25 @@ from ...race.ghosts import GHOSTS
 from ...race.lifecycle import RaceRun
 from ...race.prepare import RaceSetup
 from ...race.result import RaceResult
-from ...race.runner import RaceSnapshot, SideSnapshot
+from ...race.runner import RaceSnapshot
 from ..config import UIConfig
 from ..boundary import failure_text
-from ..html import status_html
+from ...render.status import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
 from ...render.why_panel import speedup_words, why_panel_html
-from ...render.panes import PaneView, legend_html, pane_html, subtitles
+from ...render.live import LiveFrames
+from ...render.panes import subtitles
+from ...render.race_data import clock_time
 from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html
 from ...render.hardware import hardware_html
 
-#: Seconds between two renders of the panes while a race runs (>= 5 updates a second).
+#: Seconds between two frames of a running race (the player draws in between).
 TICK = 0.15
+#: Seconds between two frames while the player still replays plain's run after the assisted side ended.
+GHOST_TICK = 0.25
 FAIR_NOTE = ("Fair race: plain runs first with the machine to itself, then assisted runs live while plain's recorded "
              "run replays from zero in step (measured).")
 
@@ -53,11 +58,6 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
 def titles(request: RaceRequest) -> tuple[str, str]:
     p = request.preset
     return subtitles(get_method(p.method).title, p.target, p.assistant)
-
-
-def clock_time(epoch: float) -> str:
-    """A recorded time of day, for "kept from 10:41:02"."""
-    return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
 def plain_provenance(result: RaceResult) -> str:
@@ -89,82 +89,30 @@ def finished_status(result: RaceResult) -> str:
                        "loss" if kind in ("loss", "unmeasured") else "ok")
 
 
-class Live:
-    """What the panes show while a race streams, drawn from the snapshot the race publishes: rates tick with the
-    clock, and in a fair race the plain pane replays its recorded run in step with assisted (docs/DESIGN.md §1)."""
+class GhostClock:
+    """The server's copy of the fair race's clock: the player in the browser replays plain's run from zero once the
+    assisted side starts, and the race is over when that replay ends (docs/DESIGN.md §1), so the last frame waits
+    for it."""
 
-    def __init__(self, run: RaceRun, session: Session):
-        self.run, self.request, self.session = run, run.request, session
-        self.titles = titles(run.request)
-        self.ghost_zero: float | None = None  # monotonic time at which the assisted side started
-        self.replaying = True  # False once the race is over: the plain pane shows its whole run
+    def __init__(self, sequential: bool):
+        self.sequential = sequential
+        self.zero: float | None = None  # monotonic time at which the assisted side started
 
-    def ghost_clock(self, snap: RaceSnapshot | None) -> float | None:
-        """Seconds since the assisted side of a fair race started (the ghost's clock); None before, or when concurrent."""
-        if snap is None or not self.run.sequential or not self.replaying:
-            return None
-        assisted = snap.sides["assisted"]
-        if self.ghost_zero is None and assisted.started and assisted.elapsed is not None:
-            self.ghost_zero = time.monotonic() - assisted.elapsed
-        return None if self.ghost_zero is None else time.monotonic() - self.ghost_zero
+    def note(self, snap: RaceSnapshot | None) -> None:
+        assisted = snap.sides["assisted"] if snap is not None else None
+        if self.sequential and self.zero is None and assisted is not None and assisted.started \
+                and assisted.elapsed is not None:
+            self.zero = time.monotonic() - assisted.elapsed
 
-    def ghost_left(self) -> float:
-        """Seconds of the plain run still to replay after the assisted side ended (0 when nothing is left)."""
-        snap = self.run.snapshot()
-        clock, plain = self.ghost_clock(snap), snap.sides["baseline"] if snap is not None else None
-        if clock is None or plain is None or plain.error or plain.stopped or snap.sides["assisted"].stopped:
+    def left(self, snap: RaceSnapshot | None) -> float:
+        """Seconds of plain's run still to replay (0 when nothing is left, or the race stopped or failed)."""
+        self.note(snap)
+        if self.zero is None or snap is None:
             return 0.0
-        return max(0.0, plain.seconds - clock)
-
-    @staticmethod
-    def _phase(side: SideSnapshot, sequential: bool, baseline_started: bool) -> str:
-        if side.done:
-            return "error" if side.error else "stopped" if side.stopped else "done"
-        if side.started or not sequential:
-            return "running"
-        return "waiting" if baseline_started else "warmup"
-
-    @staticmethod
-    def _rate(side: SideSnapshot) -> float | None:
-        n, elapsed = len(side.tokens), side.elapsed
-        return n / max(elapsed, 1e-6) if n and elapsed is not None and elapsed > 0 else None
-
-    @staticmethod
-    def _message(phase: str, snap: RaceSnapshot | None) -> str:
-        kept = snap.baseline_kept_at if snap is not None else None
-        if phase == "warmup":
-            return ("Warming up the assisted side (not timed)\u2026" if kept else "Warming up both sides (not timed)\u2026")
-        if phase == "waiting":
-            return "Waits: plain runs first with the machine to itself, then this side races its recorded run."
-        return ""
-
-    def view(self, name: str, snap: RaceSnapshot | None, diverge_at: int | None = None) -> PaneView:
-        sequential = self.run.sequential
-        side = snap.sides[name] if snap is not None else SideSnapshot()
-        baseline_started = snap is not None and snap.sides["baseline"].started
-        phase = self._phase(side, sequential, baseline_started)
-        view = PaneView(side=name, title="Baseline" if name == "baseline" else "Assisted",
-                        subtitle=self.titles[name == "assisted"], tokens=list(side.tokens), rounds=list(side.rounds),
-                        phase=phase, tokens_per_second=self._rate(side), seconds=side.seconds if side.done else None,
-                        ttft=side.ttft, message=side.error or self._message(phase, snap),
-                        show_rejected=self.session.show_rejected, diverge_at=diverge_at,
-                        max_new_tokens=self.request.preset.max_new_tokens)
-        clock = self.ghost_clock(snap)
-        if name == "baseline" and clock is not None and phase == "done" and clock < side.seconds:
-            self._as_ghost(view, side, clock, snap)
-        return view
-
-    def _as_ghost(self, view: PaneView, side: SideSnapshot, clock: float, snap: RaceSnapshot) -> None:
-        """The plain pane replaying its recorded run at `clock` seconds."""
-        shown = sum(1 for t in side.token_times if t <= clock)
-        kept = f"kept from {clock_time(snap.baseline_kept_at)}" if snap.baseline_kept_at else "recorded just now"
-        view.tokens, view.phase, view.seconds, view.diverge_at = view.tokens[:shown], "replay", None, None
-        view.tokens_per_second = shown / clock if shown and clock > 0 else None
-        view.subtitle = f"{view.subtitle} \u00b7 its run {kept}, replayed in step"
-
-    def views(self, diverge_at: int | None = None) -> tuple[PaneView, PaneView]:
-        snap = self.run.snapshot()  # one moment for both panes
-        return self.view("baseline", snap, diverge_at), self.view("assisted", snap, diverge_at)
+        plain, assisted = snap.sides["baseline"], snap.sides["assisted"]
+        if plain.error or plain.stopped or assisted.stopped or assisted.error:
+            return 0.0
+        return max(0.0, plain.seconds - (time.monotonic() - self.zero))
 
 
 class _TuneStopped(Exception):
@@ -184,84 +132,70 @@ class RaceHandlers:
         return {u.run: gr.update(interactive=not running), u.mode: gr.update(interactive=not running),
                 u.tune: gr.update(interactive=not running), u.stop: gr.update(interactive=running), **cleared}
 
-    def panes(self, session: Session, views: tuple[PaneView, PaneView], status: str) -> dict:
-        session.views = views
-        return {self.ui.baseline: pane_html(views[0]), self.ui.assisted: pane_html(views[1]), self.ui.status: status}
+    def panes(self, session: Session, data: dict, status: str) -> dict:
+        """The player's data (app/render/race_data.py) and the status line: the whole frame of a running race."""
+        return {self.ui.player: data, self.ui.status: status}
 
     def hardware(self, session: Session) -> dict:
         return {self.ui.hardware: hardware_html(session.facts or machine_facts())}
 
     # ----- streaming race --------------------------------------------------------------------------
-    def race_click(self, session: Session, show_rejected: bool, mode: Any, *values: Any) -> Iterator[dict]:
-        """The Race button: the fair race, or both sides at once, as the mode control says (docs/DESIGN.md §1)."""
-        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), mode != CONCURRENT)
+    def race_click(self, session: Session, mode: Any, *values: Any) -> Iterator[dict]:
+        """The Race button: the fair race (plain first, then assisted against plain's recorded run, measured), or
+        both sides at once (a show), as the mode control says (docs/DESIGN.md §1)."""
+        yield from self._stream(session, dict(zip(CONTROL_NAMES, values)), mode != CONCURRENT)
 
-    def race_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
-        """Both sides at once (the show): they share the machine, so the speedup is not a measurement."""
-        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=False)
-
-    def measure_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
-        """The fair race: warm-up, plain with the machine to itself, then assisted live against plain's recorded
-        run (kept runs reused: app/race/ghosts.py)."""
-        yield from self._stream(session, bool(show_rejected), dict(zip(CONTROL_NAMES, values)), sequential=True)
-
-    def _prepare(self, session: Session, run: RaceRun, views: tuple[PaneView, PaneView]) -> Iterator:
+    def _prepare(self, session: Session, run: RaceRun, frames: LiveFrames) -> Iterator:
         """Load models in a worker thread, yielding progress frames; returns the RaceSetup."""
         messages: list[str] = []
         run.progress = messages.append
 
         def frame(elapsed: float) -> dict:
             msg = messages[-1] if messages else "Preparing models and prompt"
-            for v in views:
-                v.message = f"{msg}\u2026 ({elapsed:.0f} s)"
-            return self.panes(session, views, status_html(f"{msg}\u2026", "info"))
+            return self.panes(session, frames.loading(f"{msg}\u2026 ({elapsed:.0f} s)"), status_html(f"{msg}\u2026", "info"))
 
-        setup = yield from run_streaming(run.prepare, frame, 0.25, "race-prepare")
-        for v in views:
-            v.message = ""
-        return setup
+        return (yield from run_streaming(run.prepare, frame, 0.25, "race-prepare"))
 
-    def _run(self, session: Session, run: RaceRun, setup: RaceSetup) -> Iterator:
-        """Race in a worker thread (the engine's reader), rendering the panes every TICK; returns the result."""
-        live = Live(run, session)
+    def _run(self, session: Session, run: RaceRun, setup: RaceSetup, frames: LiveFrames) -> Iterator:
+        """Race in a worker thread (the engine's reader), sending the race's data every TICK; returns the result."""
         shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
         note = FAIR_NOTE if run.sequential else f"Racing both sides at once{shared} (a show, not a measurement)."
+        ghost = GhostClock(run.sequential)
 
         def frame(_: float = 0.0) -> dict:
             snap = run.snapshot()
+            ghost.note(snap)
             kept = snap.baseline_kept_at if snap is not None else None
             text = f"Fair race against plain's run kept from {clock_time(kept)}: assisted runs now." if kept else note
-            return self.panes(session, live.views(), status_html(text))
+            return self.panes(session, frames.frame(snap), status_html(text))
 
         yield {**frame(), **self.hardware(session)}
         result = yield from run_streaming(run.run, frame, TICK, "race-reader")
-        while (left := live.ghost_left()) > 0 and not session.cancel.is_set() and not result.errors:
-            time.sleep(min(TICK, left))  # the plain run is still replaying: the race is not over
+        while (left := ghost.left(run.snapshot())) > 0 and not session.cancel.is_set() and not result.errors:
+            time.sleep(min(GHOST_TICK, left))  # the player still replays plain's run: the race is not over
             yield frame()
-        return live, result
+        return result
 
-    def _stream(self, session: Session, show_rejected: bool, values: dict, sequential: bool) -> Iterator[dict]:
+    def _stream(self, session: Session, values: dict, sequential: bool) -> Iterator[dict]:
         session.begin()
-        session.active, session.show_rejected, session.run = True, show_rejected, None
-        views = session.views = (PaneView("baseline", "Baseline", phase="loading"),
-                                 PaneView("assisted", "Assisted", phase="loading"))
+        session.active, session.run = True, None
+        frames = session.frames = LiveFrames(("plain generate()", "assisted generate()"), sequential, None)
         try:
             request = request_from_controls(values, self.config.limits)
             run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
             session.lossless = get_method(request.preset.method).lossless
-            for v, sub in zip(views, titles(request)):
-                v.subtitle = sub
-            yield {**self.panes(session, views, status_html("Preparing\u2026")), **self.buttons(True)}
-            setup = yield from self._prepare(session, run, views)
+            frames = session.frames = LiveFrames(titles(request), sequential, request.preset.max_new_tokens)
+            yield {**self.panes(session, frames.loading("Preparing\u2026"), status_html("Preparing\u2026")),
+                   **self.buttons(True)}
+            setup = yield from self._prepare(session, run, frames)
             session.facts = machine_facts(setup)
             if session.cancel.is_set():
-                for v in views:
-                    v.phase, v.message = "stopped", "Stopped before the race started."
-                yield {**self.panes(session, views, status_html("Stopped before the race started.")),
+                yield {**self.panes(session, frames.loading("Stopped before the race started.", "stopped"),
+                                    status_html("Stopped before the race started.")),
                        **self.hardware(session), **self.buttons(False)}
                 return
-            live, result = yield from self._run(session, run, setup)
-            yield self._finish(session, request, live, result)
+            result = yield from self._run(session, run, setup, frames)
+            yield self._finish(session, request, frames, result)
         except Exception as exc:  # a bad request or a bug: keep serving, say what happened in one line
             yield self._failed(session, failure_text(exc, "race"))
         finally:
@@ -270,34 +204,27 @@ class RaceHandlers:
             if session.run is not None:  # the tab went away (GeneratorExit) or the run failed: end both workers
                 session.run.close("client left or run ended early")
 
-    def _finish(self, session: Session, request: RaceRequest, live: Live, result: RaceResult) -> dict:
-        live.replaying = False
+    def _finish(self, session: Session, request: RaceRequest, frames: LiveFrames, result: RaceResult) -> dict:
         session.remember(result.mode, request.signature, result)
-        diverge = None if result.identical or result.prefix_only else result.first_divergence
         stats = race_stats_html(result, session.paired("concurrent", request.signature),
-                           session.paired("sequential", request.signature), session.lossless)
+                                session.paired("sequential", request.signature), session.lossless)
         if result.errors:
             status = status_html("; ".join(f"{s}: {m}" for s, m in result.errors.items()), "error")
         elif result.stopped:
             status = status_html("Stopped: both runs ended after their current forward pass.", "info")
         else:
             status = finished_status(result)
-        return {**self.panes(session, live.views(diverge), status), **self.hardware(session), **self.buttons(False),
-                self.ui.stats: stats, self.ui.why: why_panel_html(result), self.ui.chart: rounds_chart_html(result.assisted.rounds),
-                **self.ui.downloads.ready(request, result)}
+        return {**self.panes(session, frames.finished(result), status), **self.hardware(session),
+                **self.buttons(False), self.ui.stats: stats, self.ui.why: why_panel_html(result),
+                self.ui.chart: rounds_chart_html(result.assisted.rounds), **self.ui.downloads.ready(request, result)}
 
     def _failed(self, session: Session, message: str) -> dict:
-        """The last views shown, marked as failed, with the message where a pane has no tokens."""
-        views = session.views
-        for v in views:
-            v.phase = "error"
-            if not v.tokens:
-                v.message = message
-        return {**self.panes(session, views, status_html(message, "error")), **self.hardware(session),
-                **self.buttons(False)}
+        """The last frame shown, marked as failed, with the message where a pane has no tokens."""
+        return {**self.panes(session, session.frames.failed(message), status_html(message, "error")),
+                **self.hardware(session), **self.buttons(False)}
 
     # ----- tune ---------------------------------------------------------------------------------------
-    def tune_stream(self, session: Session, show_rejected: bool, *values: Any) -> Iterator[dict]:
+    def tune_stream(self, session: Session, *values: Any) -> Iterator[dict]:
         """Tune: measure this preset on this prompt with the planner, put the best draft settings into the knobs,
         then measure fairly with them."""
         values = dict(zip(CONTROL_NAMES, values))
@@ -312,7 +239,7 @@ class RaceHandlers:
         values.update(tuning.knobs)
         yield {self.ui.status: status_html(f"Tuned: {tuning.reason} Measuring fairly with it\u2026", "ok"),
                **{self.ui.knobs[k]: gr.update(value=v) for k, v in tuning.knobs.items()}}
-        yield from self._stream(session, show_rejected, values, sequential=True)
+        yield from self._stream(session, values, sequential=True)
 
     def _tune(self, session: Session, values: dict) -> Iterator:
         from ...planner.tune import tune
@@ -349,15 +276,6 @@ class RaceHandlers:
         ended = session.stop(timeout=15)
         return {self.ui.status: status_html("Stopped: both runs ended after their current forward pass." if ended
                                             else "Stopping: the current forward pass is still running\u2026", "info")}
-
-    def toggle_rejected(self, session: Session, show: bool) -> dict:
-        """Show or hide rejected drafts inline (re-renders the assisted pane)."""
-        session.show_rejected = bool(show)
-        out = {self.ui.legend: legend_html(session.show_rejected)}
-        if session.views is not None:
-            session.views[1].show_rejected = session.show_rejected
-            out[self.ui.assisted] = pane_html(session.views[1])
-        return out
 
     def preset_changed(self, preset_id: str, prompt: str | None) -> dict:
         """A preset was picked: the card, models, decoding, the method's knobs, examples and prompt."""

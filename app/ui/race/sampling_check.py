@@ -15,10 +15,10 @@ from ...race.sampling_check_result import SAMPLES, TOKENS, TOP_K, CheckSettings,
 from .. import gpu
 from ..config import UIConfig
 from ..boundary import failure_text
-from ..html import status_html
+from ...render.status import status_html
 from ..streaming import PerSession, run_streaming
 from .controls import CONTROL_NAMES, request_from_controls
-from .sampling_check_html import check_html, empty_html
+from ...render.sampling_check import check_html, empty_html
 
 #: The page's defaults: on the offline default preset these take about two minutes on a 2-core CPU (README).
 DEFAULT_SAMPLES, DEFAULT_TOKENS = 300, 4

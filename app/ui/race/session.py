@@ -6,23 +6,22 @@ import threading
 from typing import Any
 
 from ...race.result import RaceResult
-from ...render.panes import PaneView
 from ..streaming import PerSession
 
 
 class Session(PerSession):
     """One browser session: its running race, last results and view toggles (gradio deep-copies the initial value:
-    each session gets a fresh one). results: mode -> (settings signature, RaceResult); views: the last PaneViews."""
+    each session gets a fresh one). results: mode -> (settings signature, RaceResult); frames: the frames of the
+    latest race (app/render/live.py), whose last one a failure marks as failed."""
 
     def __init__(self) -> None:
         self.run = None  # the app.race.lifecycle.RaceRun of the latest race or measurement
         self.active = False  # a race/measure event of this session is in progress (loading or running)
         self.cancel = threading.Event()
-        self.show_rejected = False
         self.results: dict[str, tuple[Any, RaceResult]] = {}
         self.latest: RaceResult | None = None
         self.lossless = True
-        self.views: tuple[PaneView, PaneView] | None = None
+        self.frames: Any = None
         self.facts: dict | None = None
 
     @property

@@ -12,24 +12,21 @@ from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
 from .. import gpu
 from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
-from ..html import status_html
+from ...render.status import status_html
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
 from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
                        methods_overview, preset_choices, preset_state)
 from .sampling_check import SamplingCheckPanel
 from .handlers import RaceHandlers, machine_facts
-from ...render.panes import PaneView, legend_html, pane_html
+from ...render.panes import legend_html
+from ...render.player import GRADIO_MOUNT, SHOW_PANES_JS, SHOW_REJECTED_JS
+from ...render.race_data import idle_data
 from ...render.why_panel import why_panel_html
 from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html
 from ...render.hardware import hardware_html
 
-#: Scrolls a pane's text to the newest token whenever its HTML changes.
-FOLLOW_JS = "watch('value', () => { const b = element.querySelector('.pane-body'); if (b) b.scrollTop = b.scrollHeight; });"
-#: Brings both panes into view when Race is pressed where they are off screen (a phone: they sit above the prompt).
-SHOW_PANES_JS = """() => { const row = document.getElementById('race-row'); if (!row) return;
-  const r = row.getBoundingClientRect(); if (r.top < 0 || r.bottom > window.innerHeight) row.scrollIntoView(); }"""
 SCHEDULE_CHOICES = [DEFAULT_SCHEDULE, *SCHEDULES]
 
 
@@ -47,8 +44,8 @@ class RaceUI(SimpleNamespace):
                 self.prompt]
 
     def stream_outputs(self) -> list:
-        return [self.baseline, self.assisted, self.stats, self.why, self.chart, self.hardware, self.status, self.run,
-                self.mode, self.tune, self.stop, *self.downloads.outputs()]
+        return [self.player, self.stats, self.why, self.chart, self.hardware, self.status, self.run, self.mode,
+                self.tune, self.stop, *self.downloads.outputs()]
 
 
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:
@@ -89,18 +86,15 @@ class RaceTab:
 
     # ----- sections ----------------------------------------------------------------------------------
     def _panes(self) -> None:
+        """The one player (app/render/player.js): its value is the race's data, which it draws in the browser."""
         u = self.ui
-        with gr.Row(elem_id="race-row", equal_height=True):
-            u.baseline = gr.HTML(pane_html(PaneView("baseline", "Baseline", "plain generate()")),
-                                 elem_id="pane-baseline", js_on_load=FOLLOW_JS)
-            u.assisted = gr.HTML(pane_html(PaneView("assisted", "Assisted", "assisted generate()")),
-                                 elem_id="pane-assisted", js_on_load=FOLLOW_JS)
+        u.player = gr.HTML(idle_data(), html_template='<div class="race-player-root"></div>', js_on_load=GRADIO_MOUNT,
+                           elem_id="race-row")
         with gr.Row(elem_id="legend-row"):
-            u.legend = gr.HTML(legend_html(False), elem_id="legend", js_on_load=None, scale=4)
+            u.legend = gr.HTML(legend_html(), elem_id="legend", js_on_load=None, scale=4)
             u.show_rejected = gr.Checkbox(False, label="Show rejected drafts inline", elem_id="show-rejected",
                                           scale=1, min_width=230, container=False)
-        u.show_rejected.change(self.handlers.toggle_rejected, [u.session, u.show_rejected], [u.assisted, u.legend],
-                               show_progress="hidden", **self.light)
+        u.show_rejected.change(None, [u.show_rejected], None, js=SHOW_REJECTED_JS, queue=False)
 
     def _prompt_and_buttons(self) -> None:
         u, initial = self.ui, self.initial
@@ -176,7 +170,7 @@ class RaceTab:
     def _wire_run(self) -> None:
         """Race (in the chosen mode) and Tune take every control; they share one queue slot group with the planner."""
         u = self.ui
-        inputs = [u.session, u.show_rejected, *u.controls()]
+        inputs = [u.session, *u.controls()]
         # the queue position / timer shows on the status line only; the panes render their own progress
         progress = dict(show_progress="full", show_progress_on=[u.status], api_visibility="private")
         h, outputs = self.handlers, u.stream_outputs()
@@ -187,7 +181,7 @@ class RaceTab:
 
         u.run.click(None, None, None, js=SHOW_PANES_JS, queue=False)
         u.run.click(gpu.stream(h.race_click, gpu.race_click_duration, outputs, stopped),
-                    [u.session, u.show_rejected, u.mode, *u.controls()], outputs, **progress, **self.gen)
+                    [u.session, u.mode, *u.controls()], outputs, **progress, **self.gen)
         u.tune.click(gpu.stream(h.tune_stream, gpu.race_stream_duration(True), tune_outputs, stopped), inputs,
                      tune_outputs, **progress, **self.gen)
 

@@ -9,7 +9,7 @@ from typing import Any
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...replay.page import replay_html
+from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, build_trace, parse_trace, save_trace
 from ..config import UIConfig
 from .. import popups

@@ -11,12 +11,13 @@ import gradio as gr
 
 from ...core.errors import ArenaError
 from ...replay.gallery import Gallery
-from ...replay.page import replay_html
+from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, load_trace
 from ..uploads import whole_index
-from ..html import status_html, unexpected_error_text
+from ...render.status import status_html
+from ..boundary import unexpected_error_text
 from .files import write_replay_page
-from .render import placeholder_html, player_html, recording_status
+from ...render.replay_tab import placeholder_html, player_html, recording_status
 
 log = logging.getLogger("app.ui")
 

@@ -9,10 +9,11 @@ import gradio as gr
 
 from ..uploads import upload_box
 from ..config import UIConfig
-from ..html import status_html
+from ...render.status import status_html
 from .files import share_button
 from .handlers import ReplayHandlers
-from .render import FIT_JS, gallery_samples, intro_html, placeholder_html, safe_gallery
+from ...render.player import FIT_FRAMES_JS
+from ...render.replay_tab import gallery_samples, intro_html, placeholder_html, safe_gallery
 
 
 class ReplayTab:
@@ -42,7 +43,7 @@ class ReplayTab:
                 u.share = share_button(self.config, "replay-share")
         u.status = gr.HTML(status_html("Nothing is playing: pick a recorded race or load a trace."),
                            elem_id="replay-status", js_on_load=None)
-        u.player = gr.HTML(placeholder_html(), elem_id="replay-player", js_on_load=FIT_JS)
+        u.player = gr.HTML(placeholder_html(), elem_id="replay-player", js_on_load=FIT_FRAMES_JS)
         outputs = [u.player, u.status, u.download]
         u.gallery.click(h.gallery_picked, [u.gallery], outputs, show_progress="hidden", **uploads)
         u.upload.upload(h.uploaded, [u.upload], outputs, show_progress="hidden", **uploads)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...render.html import esc
+from .html import esc
 
 INTRO = ("Samples many continuations plainly and with the method (sampling, each with its own seed) and tests whether "
          "the distribution of each of the first tokens, and of the first two together, differs. A lossless method "

@@ -3,37 +3,45 @@ player, everything inline (docs/DESIGN.md §4.3)."""
 
 from __future__ import annotations
 
+import json
+
 from ..core.sources import short_name
 from ..race.methods import METHODS
-from ..race.result import RaceResult, Token
-from ..render.figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
-from ..render.html import esc
-from ..render.hardware import machine_text, versions_text, when_text
-from ..render.panes import PaneView, legend_html, pane_html, subtitles
-from ..render.player import JS, SPEEDS
-from .assets import CSS
-from .tracefile import Trace
+from ..race.result import RaceResult
+from .figures import MODE_LABELS, badge_html, card_html, race_cards, round_times, rounds_chart_html, ttft_card
+from .html import esc
+from .hardware import machine_text, versions_text, when_text
+from .panes import legend_html, subtitles
+from .player import JS, REPLAY_BOOT, SPEEDS
+from .race_data import recorded_data
+from .style import REPLAY_CSS as CSS
+from ..replay.tracefile import Trace
 
 
 def _method_title(result: RaceResult) -> str:
     return METHODS[result.method].title if result.method in METHODS else result.method
 
 
+def script_json(value: object) -> str:
+    """`value` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` (so no ``</script>``) and no
+    line separators JavaScript would read as line ends."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                       ("\u2029", "\\u2029")):
+        text = text.replace(char, code)
+    return text
+
+
 def panes_html(trace: Trace) -> str:
-    """Both panes in their final state (the player rewinds them): baseline left, assisted right."""
+    """Where the player draws both panes, the race's data it draws them from (docs/DESIGN.md §4.9), and for a
+    browser without JavaScript both texts as they ended."""
     r = trace.result
-    b, a = r.baseline, r.assisted
-    diverge = None if r.identical or r.prefix_only else r.first_divergence
-    titles = subtitles(_method_title(r), r.target, r.assistant)
-    rate = lambda side: side.new_tokens / side.seconds if side.seconds > 0 and side.new_tokens else None  # noqa: E731
-    baseline = [Token(i, text, "target") for i, text in zip(b.token_ids, trace.baseline_texts)]
-    views = (PaneView("baseline", "Baseline", titles[0], baseline, phase="done", tokens_per_second=rate(b),
-                      seconds=b.seconds, ttft=b.ttft_seconds, diverge_at=diverge, max_new_tokens=trace.max_new_tokens,
-                      times=b.token_times),
-             PaneView("assisted", "Assisted", titles[1], a.tokens, a.rounds, "done", rate(a), a.seconds,
-                      a.ttft_seconds, show_rejected=True, diverge_at=diverge, max_new_tokens=trace.max_new_tokens,
-                      times=a.token_times))
-    return f'<div class="panes">{"".join(pane_html(v) for v in views)}</div>'
+    data = recorded_data(r, trace.baseline_texts, trace.max_new_tokens, subtitles(_method_title(r), r.target, r.assistant))
+    fallback = "".join(f'<section class="card"><div class="card-title">{esc(title)}</div><pre>{esc(text)}</pre></section>'
+                       for title, text in (("Baseline", r.baseline.text), ("Assisted", r.assisted.text)))
+    return (f'<div id="player" class="race-player"></div><script type="application/json" id="race-data">'
+            f'{script_json(data)}</script><noscript><p>This replay draws its tokens with JavaScript; here is how both '
+            f'sides ended.</p>{fallback}</noscript>')
 
 
 def header_html(trace: Trace) -> str:
@@ -95,8 +103,13 @@ def _facts(trace: Trace) -> list[tuple[str, str]]:
 def setup_html(trace: Trace) -> str:
     """The prompt, settings and machine (folded), and a line saying how the replay keeps time."""
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(trace))
-    order = (" In the recording the two sides ran one after the other after a warm-up; here they start together."
-             if trace.result.mode == "sequential" else "")
+    order = ""
+    if trace.result.mode == "sequential":
+        order = (" The race was a fair race, replayed as it ran: after a warm-up, plain ran with the machine to itself, "
+                 "then assisted ran while plain's recorded run replayed from zero beside it."
+                 if trace.result.baseline_kept_at is None else
+                 " The race was a fair race against plain's run kept from an earlier race: assisted ran while that "
+                 "run replayed from zero beside it.")
     return (f'<details class="card setup"><summary>Prompt, settings and machine</summary><pre>{esc(trace.prompt)}</pre>'
             f'<dl class="facts">{facts}</dl></details>'
             f'<p class="provenance">Recorded {esc(when_text(trace.recorded_at))} on {esc(machine_text(trace.environment))}'
@@ -119,4 +132,4 @@ def replay_html(trace: Trace, speed: float = 1.0) -> str:
             f'<style>{CSS}</style></head>\n'
             f'<body data-state="static" data-speed="{min(8.0, max(0.25, float(speed))):g}"><main class="wrap">'
             f'{header_html(trace)}{controls_html(speed)}{panes_html(trace)}{legend}{final_figures_html(trace)}'
-            f'{chart}{setup_html(trace)}</main>\n<script>{JS}</script></body></html>\n')
+            f'{chart}{setup_html(trace)}</main>\n<script>{JS}\n{REPLAY_BOOT}</script></body></html>\n')

@@ -3,23 +3,13 @@ gallery rows."""
 
 from __future__ import annotations
 
-from ...core.errors import ArenaError
-from ...replay.gallery import Gallery, load_gallery
-from ...render.hardware import machine_text, when_text
-from ...replay.tracefile import Trace
-from ...render.html import esc
-from ..html import status_html
+from ..core.errors import ArenaError
+from ..replay.gallery import Gallery, load_gallery
+from .hardware import machine_text, when_text
+from ..replay.tracefile import Trace
+from .html import esc
+from .status import status_html
 
-#: Fits the frame to the page inside it: the replay page posts its height when it is embedded.
-FIT_JS = """
-window.addEventListener('message', (e) => {
-  const f = element.querySelector('iframe.replay-frame');
-  const h = e.data && e.data.arenaReplayHeight;
-  if (f && e.source === f.contentWindow && typeof h === 'number' && h >= 100) {
-    f.style.height = Math.min(h, 20000) + 'px';
-  }
-});
-"""
 
 
 def player_html(page: str) -> str:

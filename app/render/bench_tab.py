@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...bench.plots import heatmap_svg, positions_svg, scatter_svg, sweep_svg
-from ...bench.results import BenchResult
-from ...bench.suite import order_categories
-from ...render.html import esc
+from .bench_plots import heatmap_svg, positions_svg, scatter_svg, sweep_svg
+from ..bench.results import BenchResult
+from ..bench.suite import order_categories
+from .html import esc
 
 EMPTY = ('<div class="bench-empty">No races yet. Pick presets and a suite, then press <b>Run benchmark</b>: the '
          'leaderboard and the plots fill in as races finish.</div>')

@@ -3,9 +3,8 @@ a Markdown table cell and a spreadsheet (CSV) cell."""
 
 from __future__ import annotations
 
+import html
 import re
-
-from .html import esc
 
 #: Characters that make a spreadsheet treat a cell as a formula (OWASP's CSV-injection list).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -16,7 +15,7 @@ def md_cell(text: object) -> str:
     """`text` as the content of one Markdown table cell: HTML escaped (no tag renders), Markdown punctuation and the
     cell separator ``|`` backslash-escaped (no link, emphasis or extra column), on one line."""
     flat = " ".join(str("" if text is None else text).split())
-    return _MARKDOWN.sub(r"\\\1", esc(flat))
+    return _MARKDOWN.sub(r"\\\1", html.escape(flat, quote=True))
 
 
 def csv_cell(value: object) -> object:

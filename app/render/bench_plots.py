@@ -1,52 +1,19 @@
-"""The benchmark's plots (docs/DESIGN.md §4.4) as self-contained SVG text, drawn here (no plotting library).
-Colours are the Okabe-Ito palette, and every series also differs by marker or dash, so colour is not the only cue.
-"""
+"""The benchmark's plots (docs/DESIGN.md §4.4) as self-contained SVG text, drawn with the one chart module
+(app/render/charts.py)."""
 
 from __future__ import annotations
 
 import math
-from ..render.html import esc
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
-from .results import BenchResult
-from .stats import cells, overall
-from .suite import order_categories
+from ..bench.results import BenchResult
+from ..bench.stats import cells, overall
+from ..bench.suite import order_categories
+from .charts import DASHES, MARKERS, PALETTE, axis_ticks, frame, legend, marker, scale, svg, text
+from .html import esc
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-DASHES = ("", "6 3", "2 3", "8 3 2 3")
-MARKERS = ("circle", "square", "diamond", "triangle")
+#: The heatmap's ends: the palette's blue (faster) and vermillion (slower), as RGB.
 GAIN, LOSS = (0, 114, 178), (213, 94, 0)
-FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"'
-
-
-def svg(width: int, height: int, title: str, body: Iterable[str]) -> str:
-    """A standalone SVG document of `width` x `height` px with an accessible title."""
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-            f'height="{height}" role="img" aria-label="{esc(title)}" {FONT} font-size="12">'
-            f'<title>{esc(title)}</title><rect width="{width}" height="{height}" fill="#ffffff"/>'
-            + "".join(body) + "</svg>")
-
-
-def text(x: float, y: float, value: str, anchor: str = "start", size: int = 12, weight: str = "normal",
-         fill: str = "#222222", extra: str = "") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" font-weight="{weight}" '
-            f'fill="{fill}"{extra}>{esc(value)}</text>')
-
-
-def marker(kind: str, x: float, y: float, colour: str, r: float = 4.0, tip: str = "") -> str:
-    """A circle, square, diamond or triangle centred on (x, y); `tip` becomes its hover title."""
-    if kind == "square":
-        tag, attrs = "rect", f'x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r:.1f}" height="{2 * r:.1f}"'
-    elif kind == "diamond":
-        tag, attrs = "polygon", (f'points="{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y:.1f} {x:.1f},{y + r + 1:.1f} '
-                                 f'{x - r - 1:.1f},{y:.1f}"')
-    elif kind == "triangle":
-        tag, attrs = "polygon", f'points="{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y + r:.1f} {x - r - 1:.1f},{y + r:.1f}"'
-    else:
-        tag, attrs = "circle", f'cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}"'
-    if tip:
-        return f'<{tag} {attrs} fill="{colour}" fill-opacity="0.8"><title>{esc(tip)}</title></{tag}>'
-    return f'<{tag} {attrs} fill="{colour}"/>'
 
 
 def heat_colour(speedup: float) -> tuple[str, str]:
@@ -66,16 +33,6 @@ def series_label(key: tuple[str, Any], knob: str | None) -> str:
     """'preset', or 'preset [value]' in a sweep (the plots name the knob elsewhere); in a regret sweep the value
     None is the cost-aware schedule."""
     return key[0] + ((f" [{key[1]}]" if key[1] is not None else " [cost-aware]") if knob else "")
-
-
-def axis_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    """About `count` round tick values covering lo..hi."""
-    span = max(hi - lo, 1e-9)
-    raw = span / count
-    step = 10 ** math.floor(math.log10(raw))
-    step *= next(m for m in (1, 2, 2.5, 5, 10) if step * m >= raw)
-    first = math.ceil(lo / step) * step
-    return [round(first + i * step, 10) for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
 def heat_cell(x: float, y: float, cw: float, ch: float, c: dict[str, Any], name: str) -> list[str]:
@@ -114,43 +71,6 @@ def heatmap_svg(result: BenchResult) -> str:
     body.append(text(12, height - 10, f"1.00x = as fast as plain decoding; colour saturates at 0.25x and 4x{sweep_note}",
                      size=10, fill="#595959"))
     return svg(width, height, "Median speedup per preset and category", body)
-
-
-def frame(width: int, height: int, box: tuple[int, int, int, int], xs: Sequence[float], ys: Sequence[float],
-          xlabel: str, ylabel: str, xfmt: str = "{:g}", yfmt: str = "{:g}") -> list[str]:
-    """Axes with grid lines and tick labels inside box = (left, top, right, bottom)."""
-    left, top, right, bottom = box
-    out = [f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#444444"/>',
-           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#444444"/>']
-    for x in xs:
-        px = scale(x, xs[0], xs[-1], left, right)
-        out.append(f'<line x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 4}" stroke="#444444"/>')
-        out.append(text(px, bottom + 16, xfmt.format(x), "middle", 11))
-    for y in ys:
-        py = scale(y, ys[0], ys[-1], bottom, top)
-        out.append(f'<line x1="{left}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}" stroke="#e5e5e5"/>')
-        out.append(text(left - 6, py + 4, yfmt.format(y), "end", 11))
-    out.append(text((left + right) / 2, height - 8, xlabel, "middle", 12))
-    out.append(text(14, (top + bottom) / 2, ylabel, "middle", 12,
-                    extra=f' transform="rotate(-90 14 {(top + bottom) / 2:.1f})"'))
-    return out
-
-
-def scale(value: float, lo: float, hi: float, a: float, b: float) -> float:
-    """Map value in [lo, hi] linearly to [a, b]."""
-    return a + (value - lo) / ((hi - lo) or 1.0) * (b - a)
-
-
-def legend(keys: Sequence[str], x: float, y: float) -> list[str]:
-    out = []
-    for i, label in enumerate(keys):
-        colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
-        yy = y + 16 * i
-        out.append(f'<line x1="{x}" y1="{yy}" x2="{x + 22}" y2="{yy}" stroke="{colour}" stroke-width="2.5" '
-                   f'stroke-dasharray="{dash}"/>')
-        out.append(marker(MARKERS[i % len(MARKERS)], x + 11, yy, colour, 3.5))
-        out.append(text(x + 28, yy + 4, label[:40], size=11))
-    return out
 
 
 def positions_svg(result: BenchResult, max_positions: int = 16) -> str:

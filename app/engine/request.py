@@ -1,0 +1,54 @@
+"""What one engine race asks for (docs/DESIGN.md §4.5 "One way in", §4.7): an operator's :class:`EngineTarget`, the
+prompt, the token cap and the chat-template choice, checked under the request's :class:`~app.core.requests.Limits`
+exactly as a transformers request is (the same checks and one-line messages): the prompt's text, the token cap, the
+work budget here; the prompt's length in tokens once the engine has counted it (:class:`app.engine.run.EngineRun`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.knobs import KNOB_TABLE, REQUEST, Origin, blank
+from ..core.requests import Limits, check_prompt_text, check_single_prompt, check_token_cap, race_tokens
+from .http import Timeouts
+from .target import EngineTarget
+
+#: New tokens per side when the request gives none.
+DEFAULT_MAX_NEW_TOKENS = 64
+
+
+@dataclass(frozen=True)
+class EngineRequest:
+    """A checked engine race: `target` (the operator's), `prompt` (text), `max_new_tokens` per side, whether llama.cpp
+    wraps the prompt in the server's chat template (`chat_template`; vLLM and SGLang get it as it is), the request's
+    `limits` and the HTTP `timeouts` (seconds)."""
+
+    target: EngineTarget
+    prompt: str
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS
+    chat_template: bool = True
+    limits: Limits = Limits()
+    timeouts: Timeouts = Timeouts()
+
+    @property
+    def work_tokens(self) -> int:
+        """The most tokens this race generates: both sides, no warm-up (an engine keeps itself warm)."""
+        return race_tokens(self.max_new_tokens, sequential=False)
+
+
+def build_engine_request(target: EngineTarget, prompt: Any, max_new_tokens: Any = None, chat_template: bool = True,
+                         limits: Limits = Limits(), timeouts: Timeouts = Timeouts(),
+                         origin: Origin = REQUEST) -> EngineRequest:
+    """The engine race of `prompt` on `target` under `limits` (the server's, or :meth:`Limits.operator` for the command
+    line): one prompt of text, `max_new_tokens` (None or blank: :data:`DEFAULT_MAX_NEW_TOKENS`) within the knob's
+    bounds and the server's cap, and 2 x max_new_tokens within the work budget. ArenaError (one line, naming
+    `origin`) otherwise. `target` comes from the operator's configuration only (:func:`app.engine.target.find_target`
+    for a name a visitor picked)."""
+    prompt = check_single_prompt(check_prompt_text(prompt, origin))
+    tokens = DEFAULT_MAX_NEW_TOKENS if blank(max_new_tokens) else KNOB_TABLE["max_new_tokens"].check(max_new_tokens,
+                                                                                                    origin)
+    request = EngineRequest(target, prompt, check_token_cap(tokens, limits, origin), bool(chat_template), limits,
+                            timeouts)
+    limits.check_work(request.work_tokens, "race", "ask for fewer new tokens")
+    return request

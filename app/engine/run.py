@@ -1,0 +1,280 @@
+"""An engine race with the race lifecycle's interface (docs/DESIGN.md §4.7, §8): :class:`EngineRun` prepares (checks
+the pair before any generation), runs (plain, then assisted, streamed), gives followers a
+:class:`~app.race.reader.RaceSnapshot` while it streams, stops (the open connection closed, so the engine stops
+generating) and closes in the caller's ``finally`` -- exactly what :class:`app.race.lifecycle.RaceRun` does for a
+transformers race, so the page draws both the same way. :func:`run_engine` is the whole lifecycle in one call; the
+command line, the benchmark and the tests all race an engine through it (one stream path).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from contextlib import closing
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..core.errors import ArenaError, StoppedError
+from ..race.reader import SIDES, RaceSnapshot, SideSnapshot
+from ..race.result import Round, Token
+from . import rounds
+from .engines import ENGINES, PairInfo
+from .http import Endpoint
+from .llamacpp import EngineSide, flatten
+from .request import EngineRequest
+from .result import EngineRace, build_result, check_plain
+from .target import EngineTarget
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EngineSetup:
+    """What :meth:`EngineRun.prepare` found. device: the label a race shows where it ran ("llama.cpp server");
+    model: the served model's name; engine / version: the engine's name and its build (None: not reported);
+    speculative_type: as the engine names it (None until the assisted side has run, when llama.cpp names it only in
+    a request's settings; :meth:`EngineRun.run` fills it in); prompt_text: what both requests send (the chat template
+    applied for llama.cpp); prompt_tokens: the prompt's length as the engine counted it before generating (None: it
+    is checked on the first chunk instead); target: the operator's engine."""
+
+    device: str
+    model: str
+    engine: str
+    version: str | None
+    speculative_type: str | None
+    prompt_text: str
+    prompt_tokens: int | None
+    target: EngineTarget
+
+
+class _Side:
+    """One side's progress (guarded by the run's lock; its stream's chunks by the stream's own). final: the tokens and
+    rounds of the result once known; seconds: the final time (request sent to last chunk, or to the stop)."""
+
+    def __init__(self) -> None:
+        self.stream = EngineSide()
+        self.final: tuple[tuple[Token, ...], tuple[Round, ...]] | None = None
+        self.seconds, self.error, self.done, self.stopped = 0.0, None, False, False
+
+    def end(self, error: str | None = None, stopped: bool = False) -> None:
+        """Mark the side ended (an error, a stop, or never reached); keeps the time it ran."""
+        if not self.done:
+            started = self.stream.started_at
+            self.seconds = time.perf_counter() - started if started is not None else 0.0
+            self.error, self.done, self.stopped = error, True, stopped
+
+
+class EngineRun:
+    """One engine race of `request` from the pair check to a closed connection; the interface of
+    :class:`app.race.lifecycle.RaceRun`.
+
+    stop: the event that ends the race (default its own); setting it closes the open request's connection at once.
+    reap_seconds / label: how long :meth:`close` waits for :meth:`run` to return, and how its log line names the race.
+    :meth:`run` streams in the calling thread (the page calls it from a worker thread and reads :meth:`snapshot` from
+    another); the only threads it starts are the HTTP client's stop watchers, one per request, ended with it.
+    """
+
+    sequential = True
+
+    def __init__(self, request: EngineRequest, *, stop: threading.Event | None = None, reap_seconds: float = 5.0,
+                 label: str = "engine race"):
+        self.request = request
+        self.stop_event = stop if stop is not None else threading.Event()
+        self._own_stop = stop is None
+        self.reap_seconds, self.label = reap_seconds, label
+        self.engine = ENGINES[request.target.engine]
+        self.setup: EngineSetup | None = None
+        self.result: EngineRace | None = None
+        self._info: PairInfo | None = None
+        self._sides: dict[str, _Side] | None = None
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._prompt_checked = False
+
+    # ----- lifecycle ------------------------------------------------------------------------------------------------
+    def prepare(self) -> EngineSetup:
+        """Check the pair, build the prompt text and count it (once); ArenaError (one line) before any generation."""
+        if self.setup is None:
+            r, engine = self.request, self.engine
+            info = engine.check_pair(r.target, r.timeouts)
+            text = engine.prompt_text(r.target, r.prompt, r.chat_template, r.timeouts)
+            n_prompt = engine.count_prompt(r.target, text, r.timeouts)
+            if n_prompt is not None:
+                r.limits.check_prompt_tokens(n_prompt)
+                self._prompt_checked = True
+            self._info = info
+            self.setup = EngineSetup(f"{engine.name} server", info.model, engine.name, info.version,
+                                     info.speculative_type, text, n_prompt, r.target)
+        return self.setup
+
+    def run(self) -> EngineRace:
+        """Prepare if needed, stream plain then assisted, and return the race (its ``.result`` the RaceResult; a
+        stopped race's result is marked stopped). ArenaError (one line) for every fault of docs/DESIGN.md §4.7; the
+        failing side's snapshot carries it."""
+        self._idle.clear()
+        try:
+            setup = self.prepare()
+            with self._lock:
+                self._sides = {side: _Side() for side in SIDES}
+            assisted_endpoint, plain_endpoint = self.request.target.endpoints()
+            plain = self._stream("baseline", plain_endpoint, setup.prompt_text)
+            self._checked("baseline", check_plain, plain)
+            with self._lock:  # the plain side is final as it streamed: every token "target"
+                self._sides["baseline"].done, self._sides["baseline"].seconds = True, plain.seconds
+            assisted = self._stream("assisted", assisted_endpoint, setup.prompt_text)
+            self._checked("assisted", self.engine.check_assisted, assisted, assisted_endpoint,
+                          self.request.timeouts)
+            self.result = self._finish(plain, assisted)
+            return self.result
+        except StoppedError:
+            self.result = self._stopped()
+            return self.result
+        finally:
+            self._idle.set()
+
+    def snapshot(self) -> RaceSnapshot | None:
+        """Both sides so far (copies; safe to call from any thread while :meth:`run` streams); None before the run
+        starts streaming."""
+        with self._lock:
+            sides = self._sides
+            if sides is None:
+                return None
+            return RaceSnapshot(True, {name: self._side_snapshot(name, side) for name, side in sides.items()})
+
+    def stop(self) -> None:
+        """End the race now: the open request's connection is closed (the engine stops generating)."""
+        self.stop_event.set()
+
+    def running(self) -> bool:
+        """Whether :meth:`run` is still streaming."""
+        return not self._idle.is_set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for :meth:`run` to return; True when it has (or never started)."""
+        return self._idle.wait(timeout)
+
+    def close(self, why: str) -> None:
+        """Every driver's ``finally``: a run still streaming is stopped and waited for (at most `reap_seconds`), and
+        the outcome logged; before the run, its own stop event is set (a caller's event is the caller's to set)."""
+        if not self.running():
+            if self._own_stop:
+                self.stop_event.set()
+            return
+        self.stop_event.set()
+        start = time.perf_counter()
+        ended = self.join(self.reap_seconds)
+        log.info("%s stopped (%s): its request %s after %.2f s", self.label, why,
+                 "ended" if ended else "STILL RUNNING", time.perf_counter() - start)
+
+    # ----- streaming ------------------------------------------------------------------------------------------------
+    def _stream(self, name: str, endpoint: Endpoint, text: str) -> EngineSide:
+        """Stream one side to its end; the engine's prompt count is checked on the first chunk that carries it
+        (unless it was counted before generating)."""
+        side, r = self._sides[name], self.request
+        try:
+            if self.stop_event.is_set():
+                raise StoppedError(f"{endpoint.name}: stopped")
+            with closing(self.engine.stream(endpoint, r.target, text, r.max_new_tokens, side.stream, r.timeouts,
+                                            self.stop_event)) as stream:
+                for chunk in stream:
+                    if chunk.prompt_tokens is not None and not self._prompt_checked:
+                        r.limits.check_prompt_tokens(chunk.prompt_tokens)  # closes the connection when too long
+                        self._prompt_checked = True
+        except StoppedError:
+            self._end_all(stopped=True)
+            raise
+        except ArenaError as exc:
+            self._end_all(failed=(name, str(exc)))
+            raise
+        return side.stream
+
+    def _checked(self, name: str, check: Any, *args: Any) -> None:
+        """Run a check of one streamed side; its ArenaError becomes that side's error."""
+        try:
+            check(*args)
+        except ArenaError as exc:
+            self._end_all(failed=(name, str(exc)))
+            raise
+
+    def _end_all(self, stopped: bool = False, failed: tuple[str, str] | None = None) -> None:
+        """End every side still open: `failed` (side, message) carries the error; the rest end as stopped (a stop, or
+        never reached because the race ended)."""
+        with self._lock:
+            for name, side in self._sides.items():
+                if failed is not None and name == failed[0]:
+                    side.end(error=failed[1])
+                else:
+                    side.end(stopped=True)
+
+    def _engine_info(self, assisted: EngineSide) -> dict[str, Any]:
+        setup = self.setup
+        spec = self.engine.speculative_type(assisted, self._info)
+        self.setup = replace(setup, speculative_type=spec)
+        return {"name": setup.engine, "version": setup.version, "speculative_type": spec}
+
+    def _finish(self, plain: EngineSide, assisted: EngineSide) -> EngineRace:
+        """The result of two finished streams; the sides' final tokens and rounds become the result's."""
+        race = build_result(plain, assisted, self.setup.model, self.request.max_new_tokens,
+                            self._engine_info(assisted), assisted.report)
+        self._publish(race)
+        return race
+
+    def _stopped(self) -> EngineRace:
+        """The race so far, marked stopped: the plain side's tokens, and the assisted side's where their statuses are
+        known (llama.cpp's counters; an engine that reports them only at the end keeps none)."""
+        sides = self._sides  # set before any stream, and every side already ended (_stream)
+        plain, assisted = sides["baseline"].stream, sides["assisted"].stream
+        for name, stream in (("baseline", plain), ("assisted", assisted)):
+            stream.seconds = stream.seconds or sides[name].seconds
+        if self.engine.live_statuses:
+            counters = [c for c in flatten(assisted.chunks).counters if c is not None]
+            last = counters[-1] if counters else (0, 0)
+            assisted.timings = {"draft_n": last[0], "draft_n_accepted": last[1], **assisted.timings}
+        else:
+            assisted = EngineSide(seconds=assisted.seconds)
+        race = build_result(plain, assisted, self.setup.model, self.request.max_new_tokens,
+                            self._engine_info(assisted), assisted.report, stopped=True)
+        self._publish(race, keep_pending=not self.engine.live_statuses)
+        return race
+
+    def _publish(self, race: EngineRace, keep_pending: bool = False) -> None:
+        """Give the sides the result's tokens and rounds (the final snapshot equals the result); `keep_pending`: the
+        assisted side keeps what it showed (statuses never reported: a stopped vLLM or SGLang race)."""
+        a = race.result.assisted
+        with self._lock:
+            for side in self._sides.values():
+                if not side.done:
+                    side.done, side.seconds = True, side.stream.seconds
+            if not keep_pending:
+                self._sides["assisted"].final = (tuple(a.tokens), tuple(a.rounds))
+
+    # ----- snapshots ------------------------------------------------------------------------------------------------
+    def _side_snapshot(self, name: str, side: _Side) -> SideSnapshot:
+        """One side as a follower sees it (called under the run's lock): tokens with their statuses (the result's once
+        known; llama.cpp's per-step counters as they arrive; "pending" where the engine reports them at the end;
+        "target" on the plain side), rounds completed so far, the arena's times."""
+        flat = flatten(side.stream.chunks_so_far())
+        tokens, round_list = side.final if side.final is not None else self._live(name, flat)
+        times = tuple(flat.times[:len(tokens)])
+        started = side.stream.started_at
+        elapsed = side.seconds if side.done else None if started is None else time.perf_counter() - started
+        return SideSnapshot(tuple(tokens), tuple(round_list), times, times[0] if times else None,
+                            side.seconds if side.done else 0.0, side.error, side.done, side.stopped, started is not None,
+                            elapsed)
+
+    def _live(self, name: str, flat: Any) -> tuple[list[Token], list[Round]]:
+        if name == "baseline":
+            return rounds.build(flat.ids, flat.texts, [])[0], []
+        live = rounds.build_live(flat.ids, flat.texts, flat.counters) if self.engine.live_statuses else None
+        return live if live is not None else (rounds.pending(flat.ids, flat.texts), [])
+
+
+def run_engine(request: EngineRequest, **options: Any) -> EngineRace:
+    """Prepare, run, stop in ``finally`` and close: the whole lifecycle (options as for :class:`EngineRun`)."""
+    run = EngineRun(request, **options)
+    try:
+        return run.run()
+    finally:
+        run.close("the caller ended early")
