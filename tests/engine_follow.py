@@ -9,6 +9,11 @@ from app.engine import rounds
 from app.engine.run import EngineRun
 from app.race.reader import RaceSnapshot
 
+#: A code edit from the built-in suite's test split: SmolLM2's answer copies the function, so n-gram drafting drafts.
+CODE_EDIT = ('Fix the off-by-one error in this function and return the whole corrected function.\n\n'
+             'def sum_to(n):\n    """Return 1 + 2 + ... + n."""\n    total = 0\n    for i in range(1, n):\n'
+             '        total += i\n    return total')
+
 
 class Follower:
     """Reads snapshot() from another thread as the page does, keeping each distinct one."""

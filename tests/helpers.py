@@ -24,6 +24,15 @@ def make_preset(method: str, target: str, assistant: str | None = None, **fields
     return base.with_overrides(fields)
 
 
+def english(value):
+    """A component's text as an English visitor reads it: a translation key (gradio's I18nData, app/ui/language.py
+    ``label``) resolved in the English table; any other value as it is."""
+    from app.core.words import t
+
+    key = getattr(value, "key", None)
+    return t(key) if isinstance(key, str) and type(value).__name__ == "I18nData" else value
+
+
 def by_elem_id(demo, elem_id: str):
     """The one block of `demo` (a gr.Blocks or an App) with this elem_id."""
     demo = getattr(demo, "demo", demo)

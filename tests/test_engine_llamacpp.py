@@ -16,12 +16,8 @@ from app.core.errors import StoppedError
 from app.engine import llamacpp, rounds
 from app.engine.http import Endpoint, get_json, stream_post
 from app.engine.race import race_llamacpp
-from tests.engine_follow import arena_threads, check_prefix, follow
+from tests.engine_follow import CODE_EDIT, arena_threads, check_prefix, follow
 
-#: A code edit from the built-in suite's test split: SmolLM2's answer copies the function, so n-gram drafting drafts.
-CODE_EDIT = ('Fix the off-by-one error in this function and return the whole corrected function.\n\n'
-             'def sum_to(n):\n    """Return 1 + 2 + ... + n."""\n    total = 0\n    for i in range(1, n):\n'
-             '        total += i\n    return total')
 
 
 def test_greedy_plain_and_ngram_agree_and_acceptance_is_the_servers(llama_pair):

@@ -8,7 +8,7 @@ from gradio.utils import diff
 from app.race.reader import RaceSnapshot, SideSnapshot
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.render.live import LiveFrames, side_phase
-from app.render.race_data import (T_STATUS_INDEX, WORDS, SideCodec, idle_data, recorded_data, round_item,
+from app.render.race_data import (T_STATUS_INDEX, SideCodec, player_words, idle_data, recorded_data, round_item,
                                   token_item)
 
 TOKENS = [Token(1, "The", "resampled", 0.5, 0.4), Token(2, " cat", "accepted", 0.9), Token(3, " sat", "accepted"),
@@ -64,7 +64,7 @@ def test_a_frame_says_what_each_side_is_doing():
     frames = LiveFrames(("plain", "assisted"), sequential=True, max_tokens=8)
     data = frames.frame(_snap(2, 1, kept=1_700_000_000.0))
     assert data["v"] == 1 and data["mode"] == "sequential" and data["state"] == "racing" and data["clock"] == "live"
-    assert data["kept"] and data["words"] == WORDS
+    assert data["kept"] and data["words"] == player_words() and data["words"]["phase"]["running"] == "racing"
     b, a = data["sides"]["baseline"], data["sides"]["assisted"]
     assert (b["phase"], a["phase"], a["max"], len(a["tokens"]), len(a["rounds"])) == ("done", "running", 8, 2, 1)
     assert a["started"] and a["elapsed"] == 0.25 and a["seconds"] is None and b["seconds"] == 0.3

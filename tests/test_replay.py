@@ -171,7 +171,7 @@ def test_model_and_user_text_is_escaped(recorded):
 
 
 def test_one_stylesheet_and_one_status_table_for_app_page_and_terminal():
-    from app.render.statuses import ANSI, LEGEND, STATUS_TABLE
+    from app.render.statuses import ANSI, STATUS_TABLE, status_table
     from app.render.style import PAGE_CSS as APP_CSS, RACE_CSS, REPLAY_CSS as CSS
 
     assert CSS.count(RACE_CSS) == 1 and APP_CSS.count(RACE_CSS) == 1
@@ -179,7 +179,7 @@ def test_one_stylesheet_and_one_status_table_for_app_page_and_terminal():
     for status in ("accepted", "resampled", "bonus", "target"):
         rule = re.search(r"^\.tok-%s \{[^}]*\}" % status, RACE_CSS, re.M).group(0)
         assert rule not in rest  # written once, in the shared sheet
-        assert LEGEND[status][0] == STATUS_TABLE[status].label and ANSI[status] == STATUS_TABLE[status].ansi
+        assert status_table()[status] == STATUS_TABLE[status] and ANSI[status] == STATUS_TABLE[status].ansi
 
 
 def test_replay_package_never_imports_gradio_or_the_ui():

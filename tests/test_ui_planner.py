@@ -24,7 +24,7 @@ from app.ui.exports import export_dir
 from app.ui.planner.handlers import PlanState, export_plan
 from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
                                    progress_html, table_html)
-from tests.helpers import by_elem_id, make_preset, server_events
+from tests.helpers import by_elem_id, english, make_preset, server_events
 
 REPORT = ("status", "headline", "plot", "table", "check", "memory", "cost", "advice", "json_file", "csv_file", "raw")
 
@@ -44,7 +44,7 @@ def named(planner, frame: dict) -> dict:
 # ----- building and wiring -----------------------------------------------------------------------
 def test_tabs_hold_race_and_planner(built):
     tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
-    assert [t.label for t in tabs] == ["Race", "Planner", "Benchmark", "Replay"]
+    assert [english(t.label) for t in tabs] == ["Race", "Planner", "Benchmark", "Replay"]
     for elem_id in ("run-btn", "race-row", "plan-compute-btn", "plan-measure-btn", "plan-plot", "plan-json"):
         by_elem_id(built, elem_id)
 

@@ -15,6 +15,7 @@ from ..bench.request import BENCH_NUMBERS, bench_plan
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG
 from ..core.requests import Limits
+from ..engine.result import ENGINE_PRESET
 from ..engine.target import ENGINE_NAMES
 from .common import add_knob_flags, progress_logger
 
@@ -77,7 +78,7 @@ def endpoint_racer(args: argparse.Namespace, plan: Any) -> tuple[Any, Any]:
     if args.sweep or args.regret is not None:
         raise ArenaError("--sweep and --regret vary a preset's knobs; an engine runs its own configuration.")
     racer = EngineRacer(args.engine or "llama.cpp", args.endpoint, args.plain_endpoint, args.model)
-    return racer, replace(plan, presets=[replace(plan.presets[0], id="endpoint", title=f"{racer.engine} endpoint")])
+    return racer, replace(plan, presets=[replace(plan.presets[0], id=ENGINE_PRESET, title=f"{racer.engine} endpoint")])
 
 
 def endpoint_settings(racer: Any, preset: Any, runs: int) -> dict[str, Any]:

@@ -66,14 +66,7 @@ def run_endpoint(args: argparse.Namespace) -> int:
 
 
 def save_engine_trace(race: EngineRace, prompt: str, max_new_tokens: int, path) -> None:
-    """Save the engine race as a trace (docs/DESIGN.md §4.3) that `replay` renders like any other; its environment
-    names the engine, not this machine's CPU (the tokens were made on the engine's server)."""
-    from ..core.machine import race_environment
-    from ..replay.tracefile import assemble_trace, save_trace
+    """Save the engine race as a trace (docs/DESIGN.md §4.3) that `replay` renders like any other."""
+    from ..replay.tracefile import engine_trace, save_trace
 
-    engine = race.engine
-    how = {"preset": "endpoint", "method": race.result.method, "target": race.result.target, "assistant": None,
-           "knobs": {}, "max_new_tokens": max_new_tokens, "do_sample": False, "seed": None, "mode": "sequential",
-           "engine": engine["name"], "status_source": race.status_source}
-    env = race_environment(race.result.device, None, None, f"{engine['name']} {engine.get('version') or ''}".strip())
-    save_trace(assemble_trace(how, prompt, race.result, race.to_dict(), env), path)
+    save_trace(engine_trace(race, prompt, max_new_tokens), path)

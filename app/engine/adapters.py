@@ -145,7 +145,7 @@ def vllm_body(model: str, prompt: str, max_new_tokens: int) -> dict[str, Any]:
 
 def _endless(endpoint: Endpoint, count: int, cap: int) -> None:
     if count > cap:
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens; the connection "
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent endless output: over {cap} tokens; the connection "
                          "was closed.")
 
 
@@ -161,7 +161,7 @@ def stream_vllm(endpoint: Endpoint, model: str, prompt: str, max_new_tokens: int
             side.report = vllm_report(data) or side.report
             for choice in data.get("choices") or []:
                 if not isinstance(choice, dict):
-                    raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a choice is not an "
+                    raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a choice is not an "
                                      "object.")
                 ids = _ints(choice.get("token_ids"), "token_ids") or []
                 prompt_ids = _ints(choice.get("prompt_token_ids"), "prompt_token_ids")
@@ -192,12 +192,12 @@ def _sglang_new(data: dict[str, Any], ids: list[int], text: str, endpoint: Endpo
     if chunk_text is None:  # --skip-tokenizer-init: ids only
         chunk_text = ""
     if not isinstance(chunk_text, str):
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk's text is not text.")
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk's text is not text.")
     total = _count(data.get("meta_info") or {}, "completion_tokens")
     cumulative = len(new_ids) == total if total is not None else new_ids[:len(ids)] == ids and len(new_ids) >= len(ids)
     if cumulative and ids:
         if new_ids[:len(ids)] != ids:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk's output_ids do not "
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk's output_ids do not "
                              "extend the earlier ones.")
         return new_ids[len(ids):], chunk_text[len(text):] if chunk_text.startswith(text) else chunk_text
     return new_ids, chunk_text
@@ -231,12 +231,12 @@ def _objects(endpoint: Endpoint, stream: Any, side: EngineSide, count: Callable[
             side.seconds = t
             return
         if data is None:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after {count()} tokens (no "
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} died mid-stream after {count()} tokens (no "
                              "[DONE]).")
         if not isinstance(data, dict):
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not an object.")
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk is not an object.")
         if "error" in data:  # vLLM and SGLang send a failure inside the stream as {"error": {...}}, then [DONE]
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} failed mid-stream: {error_message(data)}")
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} failed mid-stream: {error_message(data)}")
         yield t, data
 
 

@@ -61,7 +61,7 @@ class Engine:
     def check_assisted(self, side: EngineSide, endpoint: Endpoint, timeouts: Timeouts) -> None:
         """After the assisted stream: ArenaError when it shows the endpoint does not speculate."""
         if side.report is None:
-            raise ArenaError(f"The assisted endpoint {endpoint.url} reported no speculative decoding: {NOT_A_RACE}.")
+            raise ArenaError(f"The assisted endpoint {endpoint.shown} reported no speculative decoding: {NOT_A_RACE}.")
 
     def speculative_type(self, side: EngineSide, info: PairInfo) -> str:
         """The method label's second half ("ngram-simple"; "speculative" when the engine does not name it)."""
@@ -98,10 +98,10 @@ class LlamaCpp(Engine):
             raise ArenaError(f"Wrong model name {target.model!r}: the assisted endpoint serves {a_name}.")
         slot = llamacpp.first_slot(assisted, timeouts)
         if slot is not None and slot.get("speculative") is False:
-            raise ArenaError(f"The assisted endpoint {assisted.url} has no speculative decoding configured (start it "
+            raise ArenaError(f"The assisted endpoint {assisted.shown} has no speculative decoding configured (start it "
                              f"with --spec-type ngram-simple or a draft model): {NOT_A_RACE}.")
         if llamacpp.speculative_slots(plain, timeouts) is True:
-            raise ArenaError(f"The plain endpoint {plain.url} speculates too; start it without --spec-type.")
+            raise ArenaError(f"The plain endpoint {plain.shown} speculates too; start it without --spec-type.")
         return PairInfo(a_name or target.model or "engine model", str(a_props.get("build_info") or "") or None,
                         llamacpp.spec_types((slot or {}).get("params")))
 
@@ -119,7 +119,7 @@ class LlamaCpp(Engine):
     def check_assisted(self, side: EngineSide, endpoint: Endpoint, timeouts: Timeouts) -> None:
         """A server that drafted nothing and does not say whether it speculates cannot be told from a plain one."""
         if not side.drafted and llamacpp.speculative_slots(endpoint, timeouts) is None:
-            raise ArenaError(f"The assisted endpoint {endpoint.url} drafted nothing and does not say whether "
+            raise ArenaError(f"The assisted endpoint {endpoint.shown} drafted nothing and does not say whether "
                              f"speculation is configured: {NOT_A_RACE}.")
 
     def speculative_type(self, side: EngineSide, info: PairInfo) -> str:
@@ -144,7 +144,7 @@ class Vllm(Engine):
 
     def check_assisted(self, side: EngineSide, endpoint: Endpoint, timeouts: Timeouts) -> None:
         if side.report is None:
-            raise ArenaError(f"The assisted endpoint {endpoint.url} reported no speculative decoding (vLLM reports "
+            raise ArenaError(f"The assisted endpoint {endpoint.shown} reported no speculative decoding (vLLM reports "
                              "it with --per-request-spec-decode-stats, or --per-request-spec-decode-metrics in other "
                              f"versions, set to detailed): {NOT_A_RACE}.")
 

@@ -38,10 +38,18 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """A server's base URL split into its parts. name: how messages call it (e.g. "assisted endpoint")."""
+    """A server's base URL split into its parts. name: how messages call it (e.g. "assisted endpoint"); address: how
+    messages show where it is (None: its URL; the page shows its engine's name instead, so visitors never see the
+    operator's addresses)."""
 
     url: str
     name: str = "engine"
+    address: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """Where it is, as a message says it."""
+        return self.address or self.url
 
     def parts(self) -> tuple[str, str, int, str]:
         """(scheme, host, port, path prefix); ArenaError for a URL that is not http(s)://host[:port][/prefix]."""
@@ -83,13 +91,13 @@ def refused(endpoint: Endpoint, status: int, body: bytes) -> ArenaError:
     """The one line for an HTTP error answer; a 404 that names a model means a wrong model name."""
     quoted = _quote(body)
     if status == 404 and "model" in quoted.lower():
-        return ArenaError(f"{endpoint.name} at {endpoint.url} does not serve that model (HTTP 404: {quoted}); "
+        return ArenaError(f"{endpoint.name} at {endpoint.shown} does not serve that model (HTTP 404: {quoted}); "
                           "check the model name.")
-    return ArenaError(f"{endpoint.name} at {endpoint.url} refused the request: HTTP {status}: {quoted or 'no message'}")
+    return ArenaError(f"{endpoint.name} at {endpoint.shown} refused the request: HTTP {status}: {quoted or 'no message'}")
 
 
 def _down(endpoint: Endpoint, exc: BaseException) -> ArenaError:
-    return ArenaError(f"{endpoint.name} is down: nothing answers at {endpoint.url} ({type(exc).__name__}: {exc}); "
+    return ArenaError(f"{endpoint.name} is down: nothing answers at {endpoint.shown} ({type(exc).__name__}: {exc}); "
                       "start the server or check the URL.")
 
 
@@ -110,7 +118,7 @@ def request_json(endpoint: Endpoint, method: str, path: str, body: dict | None,
         response = conn.getresponse()
         data = response.read(MAX_LINE_BYTES + 1)
     except (socket.timeout, TimeoutError):
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} is too slow: no answer to {method} {path} within "
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: no answer to {method} {path} within "
                          f"{timeouts.read:g} s.") from None
     except (ConnectionError, OSError, http.client.HTTPException) as exc:
         raise _down(endpoint, exc) from None
@@ -121,7 +129,7 @@ def request_json(endpoint: Endpoint, method: str, path: str, body: dict | None,
     try:
         return json.loads(data)
     except ValueError:
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: {method} {path} is not "
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: {method} {path} is not "
                          "JSON.") from None
 
 
@@ -170,7 +178,7 @@ def _events(response: http.client.HTTPResponse, endpoint: Endpoint) -> Iterator[
             yield None
             return
         if len(line) > MAX_LINE_BYTES:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a line over "
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a line over "
                              f"{MAX_LINE_BYTES} bytes.")
         text = line.decode("utf-8", "replace").strip()
         if not text.startswith("data:"):
@@ -182,7 +190,7 @@ def _events(response: http.client.HTTPResponse, endpoint: Endpoint) -> Iterator[
         try:
             yield json.loads(payload)
         except ValueError:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a stream chunk is not JSON "
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a stream chunk is not JSON "
                              f"({payload[:60]!r}).") from None
 
 
@@ -213,7 +221,7 @@ def stream_post(endpoint: Endpoint, path: str, body: dict, timeouts: Timeouts = 
             if stop is not None and stop.is_set():
                 raise StoppedError(f"{endpoint.name}: stopped") from None
             if isinstance(exc, (socket.timeout, TimeoutError)):
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} is too slow: no answer within "
+                raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: no answer within "
                                  f"{timeouts.read:g} s.") from None
             raise _down(endpoint, exc) from None
         if response.status >= 400:
@@ -232,17 +240,17 @@ def _timed(events: Iterator[Any], start: float, endpoint: Endpoint, timeouts: Ti
         except StopIteration:
             return
         except (socket.timeout, TimeoutError):
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} is too slow: nothing for {timeouts.read:g} s "
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: nothing for {timeouts.read:g} s "
                              "in the middle of the stream.") from None
         except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
             if stop is not None and stop.is_set():
                 raise StoppedError(f"{endpoint.name}: stopped") from None
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream ({type(exc).__name__}).") from None
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} died mid-stream ({type(exc).__name__}).") from None
         if stop is not None and stop.is_set():
             raise StoppedError(f"{endpoint.name}: stopped")
         now = time.perf_counter() - start
         if now > timeouts.total:
-            raise ArenaError(f"{endpoint.name} at {endpoint.url} is too slow: the request took over "
+            raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: the request took over "
                              f"{timeouts.total:g} s.")
         yield now, event
         if event is None or event is DONE:

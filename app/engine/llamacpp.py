@@ -125,23 +125,23 @@ def completion_body(prompt: str, max_new_tokens: int) -> dict[str, Any]:
 
 def _int(value: Any, what: str, endpoint: Endpoint) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: {what} is {value!r}.")
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: {what} is {value!r}.")
     return value
 
 
 def _chunk(t: float, data: Any, endpoint: Endpoint) -> Chunk:
     """A stream chunk checked field by field (malformed output is one line)."""
     if not isinstance(data, dict):
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: a chunk is not a JSON object.")
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk is not a JSON object.")
     if "error" in data:
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} failed mid-stream: {data['error']}")
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} failed mid-stream: {data['error']}")
     ids = data.get("tokens", [])
     if not isinstance(ids, list):
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: tokens is {ids!r}.")
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: tokens is {ids!r}.")
     ids = [_int(i, "a token id", endpoint) for i in ids]
     text = data.get("content", "")
     if not isinstance(text, str):
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: content is not text.")
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: content is not text.")
     timings = data.get("timings")
     evaluated = data.get("tokens_evaluated")
     chunk = Chunk(t, ids, text, prompt_tokens=_int(evaluated, "tokens_evaluated", endpoint)
@@ -171,7 +171,7 @@ def stream_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, side: Engi
             chunk = _chunk(t, data, endpoint)
             count += len(chunk.ids)
             if count > cap:
-                raise ArenaError(f"{endpoint.name} at {endpoint.url} sent endless output: over {cap} tokens for "
+                raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent endless output: over {cap} tokens for "
                                  f"n_predict {max_new_tokens}; the connection was closed.")
             if chunk.ids or chunk.text:
                 side.add(chunk)
@@ -180,7 +180,7 @@ def stream_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, side: Engi
                 done = _finish(side, t, data)
                 break
     if not done:
-        raise ArenaError(f"{endpoint.name} at {endpoint.url} died mid-stream after {count} tokens "
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} died mid-stream after {count} tokens "
                          "(the stream ended without its final chunk).")
 
 
@@ -209,7 +209,7 @@ def apply_template(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeout
                         timeouts)
     if isinstance(data, dict) and isinstance(data.get("prompt"), str):
         return data["prompt"]
-    raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: /apply-template gave no prompt.")
+    raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /apply-template gave no prompt.")
 
 
 def count_prompt(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> int:
@@ -218,7 +218,7 @@ def count_prompt(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts(
     data = request_json(endpoint, "POST", "/tokenize", {"content": prompt, "add_special": True}, timeouts)
     if isinstance(data, dict) and isinstance(data.get("tokens"), list):
         return len(data["tokens"])
-    raise ArenaError(f"{endpoint.name} at {endpoint.url} sent malformed output: /tokenize gave no tokens.")
+    raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /tokenize gave no tokens.")
 
 
 def first_slot(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> dict[str, Any] | None:

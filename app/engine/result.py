@@ -14,6 +14,8 @@ from .adapters import SpecReport
 from .llamacpp import EngineSide, flatten
 
 NOT_A_RACE = "a race of plain against plain is not a race"
+#: The ``preset`` of an engine race's result (its JSON, its trace and the page read it).
+ENGINE_PRESET = "endpoint"
 
 
 @dataclass
@@ -66,7 +68,7 @@ def build_result(plain: EngineSide, assisted: EngineSide, model: str, max_new_to
     steps, source = rounds.choose(flatten(assisted.chunks).counters, assisted.drafted, assisted.accepted,
                                   report.detailed if report else None, report.histogram if report else None)
     tokens, round_list = rounds.build(a["token_ids"], a["token_texts"], steps)
-    result = RaceResult(preset="endpoint", method=f"{engine['name']} {engine['speculative_type']}", target=model,
+    result = RaceResult(preset=ENGINE_PRESET, method=f"{engine['name']} {engine['speculative_type']}", target=model,
                         assistant=None, mode="sequential", do_sample=False, device=f"{engine['name']} server",
                         baseline=SideResult(**side_fields(plain)), assisted=AssistedResult(**a, tokens=tokens,
                                                                                            rounds=round_list),

@@ -30,18 +30,22 @@ SYNTAX = "NAME=URL[,plain=URL2][,engine=llama.cpp|vllm|sglang][,model=NAME]"
 class EngineTarget:
     """name: how the page and messages call it; url: the server that drafts; plain_url: the same model served without
     speculation (None: not given); engine: one of :data:`ENGINE_NAMES`; model: the served model's name (vLLM needs it;
-    None: whatever the endpoints serve, checked to be the same)."""
+    None: whatever the endpoints serve, checked to be the same); hide_urls: messages name the engine instead of its
+    URLs (the page: a visitor never sees the operator's addresses)."""
 
     name: str
     url: str
     plain_url: str | None = None
     engine: str = "llama.cpp"
     model: str | None = None
+    hide_urls: bool = False
 
     def endpoints(self) -> tuple[Endpoint, Endpoint | None]:
-        """(the assisted endpoint, the plain one or None), named as the messages call them."""
-        plain = Endpoint(self.plain_url, "plain endpoint") if self.plain_url else None
-        return Endpoint(self.url, "assisted endpoint"), plain
+        """(the assisted endpoint, the plain one or None), named as the messages call them; with `hide_urls`, their
+        addresses are shown as the engine's name."""
+        hidden = (f"{self.name}'s address", f"{self.name}'s plain address") if self.hide_urls else (None, None)
+        plain = Endpoint(self.plain_url, "plain endpoint", hidden[1]) if self.plain_url else None
+        return Endpoint(self.url, "assisted endpoint", hidden[0]), plain
 
 
 def check_engine(engine: str | None, where: str = "--engine") -> str:

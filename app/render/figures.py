@@ -65,24 +65,30 @@ def ttft_card(result: RaceResult) -> str:
 
 
 def race_stats_html(latest: RaceResult | None, race: RaceResult | None = None, measured: RaceResult | None = None,
-               lossless: bool = True) -> str:
+                    lossless: bool = True, engine_html: str | None = None) -> str:
     """The Race tab's after-run figures. latest: the result whose rounds, acceptance and TTFT are shown; race / measured:
-    a concurrent / sequential result for the same settings, or None; lossless: whether a divergence is expected."""
+    a concurrent / sequential result for the same settings, or None; lossless: whether a divergence is expected;
+    engine_html: a serving engine's own figures (app/render/engine_panel.py), shown instead of the both-at-once card
+    (an engine race is always measured one side after the other)."""
     if latest is None:
         return ('<div class="stats stats-empty">Speedup, acceptance rate, mean accepted length and the '
                 'round chart appear here after a race.</div>')
     a, b = latest.assisted, latest.baseline
-    cards = [speed_card(measured, "measured speedup", "fair race: each side with the machine to itself, after a "
-                        "warm-up" if measured else "race in the fair mode for a measured figure", "stat-measured"),
-             speed_card(race, "both at once (a show)", "both runs shared the machine" if race
-                        else "not run in this mode", "stat-race"),
-             *race_cards(latest), ttft_card(latest)]
+    fair = ("fair race: each side with the machine to itself, after a warm-up" if engine_html is None
+            else "each side with the engine to itself, on the arena's clock (the prompt's processing included)")
+    cards = [speed_card(measured, "measured speedup", fair if measured else "race in the fair mode for a measured "
+                        "figure", "stat-measured")]
+    if engine_html is None:
+        cards.append(speed_card(race, "both at once (a show)", "both runs shared the machine" if race
+                                else "not run in this mode", "stat-race"))
+    cards += [*race_cards(latest), ttft_card(latest)]
     rates = (f'{latest.mode} run on {esc(latest.device)}: baseline '
              f'{b.tokens_per_second:.1f} tok/s, assisted {a.tokens_per_second:.1f} tok/s')
     errors = "".join(f'<div class="status status-error" role="alert">{esc(side)}: {esc(msg)}</div>'
                      for side, msg in latest.errors.items())
     return (f'<div class="stats" data-mode="{esc(latest.mode)}"><div class="stats-badge">{badge_html(latest, lossless)}'
-            f'</div><div class="stats-grid">{"".join(cards)}</div><div class="stats-foot">{rates}</div>{errors}</div>')
+            f'</div><div class="stats-grid">{"".join(cards)}</div><div class="stats-foot">{rates}</div>'
+            f'{engine_html or ""}{errors}</div>')
 
 
 def round_times(result: RaceResult) -> list[float]:

@@ -29,6 +29,8 @@ def hardware_html(facts: dict) -> str:
     facts: {"device": str, "gpu": str|None, "cpu_cores": int, "torch_threads": int,
     "models": [{"role", "spec", "n_params", "weight_bytes", "dtype", "device", "load_seconds"}]}.
     """
+    if facts.get("engine"):
+        return engine_hardware_html(facts)
     device = facts.get("device", "cpu")
     where = esc(facts.get("gpu") or f"CPU \u00b7 {facts.get('cpu_cores', '?')} cores, "
                                      f"{facts.get('torch_threads', '?')} torch threads")
@@ -48,6 +50,19 @@ def hardware_html(facts: dict) -> str:
                 'each with all the cores after a warm-up, and replays plain in step with assisted: its speedup is '
                 'measured. <b>Both at once</b> shares the cores between the runs: a show, not a measurement.</div>')
     return f'<div class="hw"><div class="hw-device">Device: <b>{esc(device)}</b> \u00b7 {where}</div>{table}{note}</div>'
+
+
+def engine_hardware_html(facts: dict) -> str:
+    """The hardware panel of an engine race: the engine's build and model (the tokens are made on its server; the
+    arena only sends the requests and reads the streams)."""
+    e = facts["engine"]
+    bits = [b for b in (e.get("version") and f"build {e['version']}", e.get("model") and f"model {e['model']}",
+                        e.get("speculative_type") and f"speculation {e['speculative_type']}") if b]
+    what = ", ".join(bits) or "the operator\u2019s engine"
+    return (f'<div class="hw"><div class="hw-device">Device: <b>{esc(facts.get("device", "engine"))}</b> \u00b7 '
+            f'{esc(what)}</div><div class="hw-note" role="note">The tokens '
+            'are made on the engine\u2019s own server; this page only sends the two requests and reads the streams, '
+            'so the engine\u2019s hardware, not this machine\u2019s, sets the speed.</div></div>')
 
 
 def machine_text(env: dict[str, Any]) -> str:

@@ -9,12 +9,14 @@ from typing import Any
 from ..race.reader import RaceSnapshot, SideSnapshot
 from ..race.result import RaceResult, Token
 from .race_data import SideCodec, clock_time, next_race_id, race_data, shown_divergence, side_data
+from ..core.words import t
 
 SIDES = ("baseline", "assisted")
-TITLES = {"baseline": "Baseline", "assisted": "Assisted"}
-MESSAGES = {"warmup": "Warming up both sides (not timed)\u2026",
-            "warmup_kept": "Warming up the assisted side (not timed)\u2026",
-            "waiting": "Waits: plain runs first with the machine to itself, then this side races its recorded run."}
+
+
+def title(side: str) -> str:
+    """A pane's title ("Baseline", "Assisted") in the current language."""
+    return t(f"pane.{side}")
 
 
 def side_phase(side: SideSnapshot, sequential: bool, baseline_started: bool) -> str:
@@ -49,7 +51,7 @@ class LiveFrames:
 
     def loading(self, message: str, phase: str = "loading") -> dict[str, Any]:
         """Both panes empty with one message (loading models, stopped before the race, a failure)."""
-        sides = {n: side_data(TITLES[n], self.titles[n], phase=phase, message=message, max_tokens=self.max_tokens)
+        sides = {n: side_data(title(n), self.titles[n], phase=phase, message=message, max_tokens=self.max_tokens)
                  for n in SIDES}
         return self._frame(sides, "loading" if phase == "loading" else "finished")
 
@@ -57,14 +59,14 @@ class LiveFrames:
         if side.error:
             return side.error
         if phase == "warmup":
-            return MESSAGES["warmup_kept" if kept else "warmup"]
-        return MESSAGES["waiting"] if phase == "waiting" else ""
+            return t("live.warmup_kept" if kept else "live.warmup")
+        return t("player.waiting_plain") if phase == "waiting" else ""
 
     def _side(self, name: str, snap: RaceSnapshot) -> dict[str, Any]:
         side = snap.sides[name]
         phase = side_phase(side, self.sequential, snap.sides["baseline"].started)
         tokens, rounds = self.codecs[name].encode(side.tokens, side.token_times, side.rounds)
-        return side_data(TITLES[name], self.titles[name], phase=phase,
+        return side_data(title(name), self.titles[name], phase=phase,
                          message=self._message(phase, side, snap.baseline_kept_at), max_tokens=self.max_tokens,
                          started=side.started, elapsed=side.elapsed, seconds=side.seconds if side.done else None,
                          ttft=side.ttft, tokens=tokens, rounds=rounds)
@@ -72,7 +74,7 @@ class LiveFrames:
     def frame(self, snap: RaceSnapshot | None) -> dict[str, Any]:
         """The race so far (both sides from one snapshot); before the race starts, both panes warming up."""
         if snap is None:
-            return self.loading(MESSAGES["warmup"], "warmup")
+            return self.loading(t("live.warmup"), "warmup")
         return self._frame({n: self._side(n, snap) for n in SIDES}, "racing", snap.baseline_kept_at)
 
     def finished(self, result: RaceResult) -> dict[str, Any]:
@@ -88,7 +90,7 @@ class LiveFrames:
             # items equal to those sent before add nothing to gradio's diff
             items, rounds = SideCodec(name == "assisted").encode(tokens, side.token_times,
                                                                  result.assisted.rounds if name == "assisted" else ())
-            sides[name] = side_data(TITLES[name], self.titles[name], phase=phase, message=error or "",
+            sides[name] = side_data(title(name), self.titles[name], phase=phase, message=error or "",
                                     max_tokens=self.max_tokens, started=True, elapsed=side.seconds,
                                     seconds=side.seconds, ttft=side.ttft_seconds, tokens=items, rounds=rounds)
         return self._frame(sides, "finished", result.baseline_kept_at, shown_divergence(result))

@@ -21,3 +21,16 @@ def method_card_html(preset: Preset, method: Any) -> str:
             f'{lossless}<span class="method-title">{esc(method.title)}</span></div>'
             f'<div class="method-summary">{esc(method.summary)}</div>'
             f'<div class="method-desc">{esc(preset.description)}</div>{wins}</div>')
+
+
+def engine_card_html(target: Any) -> str:
+    """The card of one of the operator's serving engines (an app.engine.target.EngineTarget): which engine, what it
+    serves, and how it races (no URL: those are the operator's)."""
+    model = f" serving {target.model}" if target.model else ""
+    return (f'<div class="method-card"><div class="method-head"><span class="pill where-hub">serving engine</span>'
+            f'<span class="pill pill-lossless">greedy</span><span class="method-title">{esc(target.name)}</span></div>'
+            f'<div class="method-summary">{esc(target.engine)}{esc(model)}: the operator\u2019s running server, with its '
+            'own model and speculative decoding, raced against the same model served without speculation.</div>'
+            '<div class="method-desc">Plain runs first, then assisted, each with the engine to itself; every token '
+            'streams from the engine, coloured from the engine\u2019s own per-step counts where it reports them. The '
+            'engine\u2019s own tokens/s sit beside the arena\u2019s clock.</div></div>')

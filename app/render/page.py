@@ -1,12 +1,27 @@
-"""The page's header: what the arena is and where it runs (pure HTML, no gradio)."""
+"""The page's header: what the arena is, where it runs, and the language switch (pure HTML, no gradio)."""
 
 from __future__ import annotations
 
+from ..core.words import LANGUAGES, language, t
+from .html import esc
+
+
+SEPARATOR = " \u00b7 "
+
+
+def language_switch() -> str:
+    """Links to the page in each language (``?lang=ko``: the page keeps the choice in a cookie, app/ui/language.py),
+    the current one marked."""
+    links = []
+    for code, name in LANGUAGES.items():
+        current = ' aria-current="true"' if code == language() else ""
+        links.append(f'<a href="?lang={code}" lang="{code}" hreflang="{code}"{current}>{esc(name)}</a>')
+    return f'<nav class="lang-switch" aria-label="{esc(t("page.language"))}">{SEPARATOR.join(links)}</nav>'
+
 
 def header_html(device: str) -> str:
-    where = "GPU" if device.startswith("cuda") else "CPU only"
-    return ('<div class="hdr"><h1>Assisted-decoding arena</h1>'
-            f'<span class="hdr-chip">transformers generate() \u00b7 {where}</span></div>'
-            '<p>Plain decoding (the Baseline pane) races assisted decoding (the Assisted pane) on the same prompt. '
-            'Every assisted token shows what happened to it: drafted and accepted, resampled by the target, or a '
-            'bonus token.</p>')
+    """The title, the chip saying where generation runs, the switch and one line on what the page shows."""
+    where = t("page.gpu") if device.startswith("cuda") else t("page.cpu")
+    return (f'<div class="hdr"><h1>{esc(t("page.title"))}</h1>'
+            f'<span class="hdr-chip">{esc(t("page.chip", where=where))}</span>{language_switch()}</div>'
+            f'<p>{esc(t("page.intro"))}</p>')

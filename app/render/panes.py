@@ -6,20 +6,22 @@ from __future__ import annotations
 
 from ..core.sources import short_name
 from .html import esc
-from .statuses import LEGEND
+from .statuses import status_table
+from ..core.words import t
 
 
 def subtitles(method_title: str, target: str, assistant: str | None) -> tuple[str, str]:
     """The two panes' subtitles: what runs on each side."""
     helper = f" + {short_name(assistant)}" if assistant else ""
-    return f"plain generate() \u00b7 {short_name(target)}", f"{method_title} \u00b7 {short_name(target)}{helper}"
+    return (t("pane.plain_subtitle", target=short_name(target)),
+            t("pane.assisted_subtitle", method=method_title, target=short_name(target), helper=helper))
 
 
 def legend_html() -> str:
     """The colour/underline key of the assisted pane, and how to see a rejected draft."""
-    items = [f'<span class="legend-item" title="{esc(meaning)}"><span class="tok tok-{s}">{esc(label)}</span>'
-             f'<span class="legend-text">{esc(short)}</span></span>' for s, (label, short, meaning) in LEGEND.items()]
-    items.append('<span class="legend-item" title="what the helper proposed and the target refused">'
-                 '<del class="rej">rejected</del><span class="legend-text">draft refused (hover a resampled token, or '
-                 'show them inline)</span></span>')
-    return f'<div class="tok-legend" role="list" aria-label="token colours">{"".join(items)}</div>'
+    items = [f'<span class="legend-item" title="{esc(x.meaning)}"><span class="tok tok-{s}">{esc(x.label)}</span>'
+             f'<span class="legend-text">{esc(x.short)}</span></span>' for s, x in status_table().items()]
+    items.append(f'<span class="legend-item" title="{esc(t("legend.rejected_title"))}">'
+                 f'<del class="rej">{esc(t("legend.rejected"))}</del><span class="legend-text">'
+                 f'{esc(t("legend.rejected_how"))}</span></span>')
+    return f'<div class="tok-legend" role="list" aria-label="{esc(t("legend.aria"))}">{"".join(items)}</div>'

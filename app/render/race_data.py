@@ -30,28 +30,23 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..race.result import STATUSES, RaceResult, Round, Token, special_label
-from .statuses import LEGEND
+from ..core.words import t, words
 
 VERSION = 1
 #: Where a token's status is in its list (TOKEN above).
 T_STATUS_INDEX = 2
-#: What the player writes itself (pill labels, the footer, tooltips); the statuses' words come from LEGEND.
-WORDS = {
-    "phase": {"idle": "ready", "queued": "queued", "loading": "loading", "warmup": "warming up", "waiting": "waiting",
-              "running": "racing", "replay": "replaying its run", "done": "done", "stopped": "stopped",
-              "error": "error"},
-    "status": {s: label for s, (label, _short, _meaning) in LEGEND.items()},
-    "pending": "status known at the end",
-    "tokens": "tokens", "first_token": "first token", "rounds": "rounds", "round": "round", "drafted": "drafted",
-    "accepted": "accepted", "rejected_draft": "rejected draft", "target": "target", "drafter": "drafter", "id": "id",
-    "special": "special token", "press_race": "Press Race to start.", "rate_unit": "tok/s",
-    "share": "share of max new tokens",
-    "kept_from": "its run kept from {time}, replayed in step", "recorded_now": "recorded just now, replayed in step",
-    "kept_waiting": "Plain's run kept from {time} is ready: it replays from zero once the assisted side starts.",
-    "waiting_plain": "Waits: plain runs first with the machine to itself, then this side races its recorded run.",
-    "replaying": "replaying", "clock": "{now} s of {total} s (recorded time)",
-    "play": "\u25b6 Play", "pause": "\u275a\u275a Pause", "again": "\u21bb Replay",
-}
+
+
+def player_words() -> dict[str, Any]:
+    """What the player writes itself (pill labels, the footer, tooltips, a recording's controls), in the current
+    language: the table's ``player.*`` words, the phases under ``phase`` and the statuses' labels under ``status``."""
+    flat = words("player")
+    out: dict[str, Any] = {k: v for k, v in flat.items() if "." not in k}
+    out["phase"] = {k.split(".", 1)[1]: v for k, v in flat.items() if k.startswith("phase.")}
+    out["status"] = {s: t(f"status.{s}.label") for s in STATUSES}
+    return out
+
+
 _race_ids = itertools.count(1)
 
 
@@ -104,12 +99,13 @@ def race_data(sides: dict[str, dict], *, race_id: int = 0, mode: str = "concurre
               diverge_at: int | None = None) -> dict[str, Any]:
     """The whole data (see the module docstring)."""
     return {"v": VERSION, "id": race_id, "mode": mode, "clock": clock, "state": state, "kept": kept,
-            "plain_first": plain_first, "diverge_at": diverge_at, "words": WORDS, "sides": sides}
+            "plain_first": plain_first, "diverge_at": diverge_at, "words": player_words(), "sides": sides}
 
 
-def idle_data(titles: tuple[str, str] = ("plain generate()", "assisted generate()")) -> dict[str, Any]:
+def idle_data() -> dict[str, Any]:
     """The panes before any race."""
-    return race_data({"baseline": side_data("Baseline", titles[0]), "assisted": side_data("Assisted", titles[1])})
+    return race_data({"baseline": side_data(t("pane.baseline"), t("pane.idle_baseline")),
+                      "assisted": side_data(t("pane.assisted"), t("pane.idle_assisted"))})
 
 
 def clock_time(epoch: float) -> str:
@@ -129,10 +125,10 @@ def recorded_data(result: RaceResult, baseline_texts: Sequence[str], max_tokens:
     a fair race replays as it was raced (plain first unless its run was kept, then assisted against plain's run)."""
     b, a = result.baseline, result.assisted
     baseline = [Token(i, text, "target") for i, text in zip(b.token_ids, baseline_texts)]
-    sides = {"baseline": side_data("Baseline", titles[0], phase="done", max_tokens=max_tokens, started=True,
+    sides = {"baseline": side_data(t("pane.baseline"), titles[0], phase="done", max_tokens=max_tokens, started=True,
                                    elapsed=b.seconds, seconds=b.seconds, ttft=b.ttft_seconds,
                                    tokens=SideCodec(False).encode(baseline, b.token_times, ())[0]),
-             "assisted": side_data("Assisted", titles[1], phase="done", max_tokens=max_tokens, started=True,
+             "assisted": side_data(t("pane.assisted"), titles[1], phase="done", max_tokens=max_tokens, started=True,
                                    elapsed=a.seconds, seconds=a.seconds, ttft=a.ttft_seconds,
                                    **_encoded(SideCodec(True), a.tokens, a.token_times, a.rounds))}
     kept = clock_time(result.baseline_kept_at) if result.baseline_kept_at is not None else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.words import translate
 from .html import esc
 
 ICONS = {"error": "\u26a0", "ok": "\u2713", "info": "\u2139", "loss": "\u25bc"}
@@ -14,4 +15,5 @@ def status_html(message: str, kind: str = "info") -> str:
         return ""
     role = ' role="alert"' if kind == "error" else ' role="status"'
     icon = ICONS.get(kind, ICONS["info"])
-    return f'<div class="status status-{esc(kind)}"{role}><span class="status-icon">{icon}</span>{esc(message)}</div>'
+    return (f'<div class="status status-{esc(kind)}"{role}><span class="status-icon">{icon}</span>'
+            f'{esc(translate(message))}</div>')

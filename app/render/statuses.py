@@ -1,9 +1,13 @@
 """The token-status table (docs/DESIGN.md §3): each status's label, meaning and terminal colour, from which the
-legend, the tooltips and the CLI's colours all derive. The page colours are in :mod:`app.render.style`."""
+legend, the tooltips and the CLI's colours all derive. The words are the tables' (``status.<status>.label``,
+``.short``, ``.meaning`` in app/core/words); the page colours are in app/render/css/race.css."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from ..race.result import STATUSES
+from ..core.words import t
 
 
 class Status(NamedTuple):
@@ -15,15 +19,17 @@ class Status(NamedTuple):
     ansi: str
 
 
-STATUS_TABLE = {
-    "accepted": Status("accepted", "draft kept", "drafted by the helper and verified by the target", "\033[38;5;33m"),
-    "resampled": Status("resampled", "target's fix", "the target's own token where a draft token was rejected",
-                        "\033[38;5;208m"),
-    "bonus": Status("bonus", "extra token", "the target's extra token after every draft token was accepted",
-                    "\033[38;5;141m"),
-    "target": Status("target only", "no draft", "a round with no draft at all (a plain decoding step)", "\033[0m"),
-}
-#: status -> (label, short meaning, full meaning), for the legend and tooltips.
-LEGEND = {s: (x.label, x.short, x.meaning) for s, x in STATUS_TABLE.items()}
-#: Terminal colours of the statuses (``python -m app race`` on a terminal), plus reset and bold.
-ANSI = {**{s: x.ansi for s, x in STATUS_TABLE.items()}, "reset": "\033[0m", "bold": "\033[1m"}
+#: Terminal colour of each status (``python -m app race`` on a terminal).
+COLOURS = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": "\033[38;5;141m", "target": "\033[0m"}
+
+
+def status_table() -> dict[str, Status]:
+    """Every status with its words in the current language (English on the command line)."""
+    return {s: Status(t(f"status.{s}.label"), t(f"status.{s}.short"), t(f"status.{s}.meaning"), COLOURS[s])
+            for s in STATUSES}
+
+
+#: The statuses in English (the command line and the JSON are English).
+STATUS_TABLE = status_table()
+#: Terminal colours of the statuses, plus reset and bold.
+ANSI = {**COLOURS, "reset": "\033[0m", "bold": "\033[1m"}

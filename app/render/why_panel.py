@@ -38,7 +38,7 @@ def _break_even_key(break_even: float | None) -> str:
             f'{break_even:.0%} of drafts are accepted</span></div>')
 
 
-def _positions_html(result: RaceResult, break_even: float | None) -> str:
+def positions_html(result: RaceResult, break_even: float | None) -> str:
     """Acceptance by draft position: bars on a 0-100% scale, the positions below, the break-even line (its words
     in a key under the figure, clear of the bars and labels)."""
     shares = result.assisted.acceptance_by_position[:MAX_POSITIONS]
@@ -128,5 +128,5 @@ def why_panel_html(result: RaceResult | None) -> str:
             f'<div class="why-head"><span class="why-speed speed-{kind}">{esc(words)}</span>'
             f'<span class="why-mode">{esc(label)}</span></div>'
             f'<div class="why-verdict">{esc(why.verdict)}</div>'
-            f'<div class="why-figs"><div class="why-fig">{_positions_html(result, why.break_even_acceptance)}</div>'
+            f'<div class="why-figs"><div class="why-fig">{positions_html(result, why.break_even_acceptance)}</div>'
             f'<div class="why-fig">{_time_html(result, why)}{_numbers_html(result, why)}</div></div></div>')

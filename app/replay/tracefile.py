@@ -79,6 +79,18 @@ def assemble_trace(how: dict[str, Any], prompt: str, result: RaceResult, data: d
             "settings": how, "prompt": prompt, "result": data}
 
 
+def engine_trace(race: Any, prompt: str, max_new_tokens: int) -> dict[str, Any]:
+    """The trace of a finished engine race (an app.engine.result.EngineRace, docs/DESIGN.md §4.7): its settings name
+    the engine and where the statuses came from, its environment the engine rather than this machine's CPU (the
+    tokens were made on the engine's server), and its result keeps ``engine``."""
+    engine = race.engine
+    how = {"preset": race.result.preset, "method": race.result.method, "target": race.result.target, "assistant": None,
+           "knobs": {}, "max_new_tokens": max_new_tokens, "do_sample": False, "seed": None, "mode": "sequential",
+           "engine": engine["name"], "status_source": race.status_source}
+    env = race_environment(race.result.device, None, None, f"{engine['name']} {engine.get('version') or ''}".strip())
+    return assemble_trace(how, prompt, race.result, race.to_dict(), env)
+
+
 def save_trace(trace: dict[str, Any], path: Path | str) -> Path:
     """Write `trace` as UTF-8 JSON to `path` (whole or not at all: a temporary file renamed into place)."""
     path = Path(path)

@@ -14,7 +14,9 @@ from typing import Any
 import gradio as gr
 
 from ..core.errors import ArenaError
+from ..core.words import speaking
 from . import popups
+from .language import request_language
 
 log = logging.getLogger("app.ui")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -39,23 +41,43 @@ def clean(value: Any) -> Any:
     return value
 
 
+def _language() -> str:
+    """The language of the event being run: its request's (app/ui/language.py), from gradio's context."""
+    from gradio.context import LocalContext
+
+    return request_language(LocalContext.request.get(None))
+
+
 def _wrap(fn: Any) -> Any:
-    """`fn` with cleaned arguments; an ArenaError escaping it (a bad value no handler expected) becomes one line."""
+    """`fn` with cleaned arguments, run in the visitor's language (docs/DESIGN.md §4.10); an ArenaError escaping it
+    (a bad value no handler expected) becomes one line."""
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def stream(*args: Any, **kwargs: Any) -> Any:
+            lang = _language()  # gradio sets the request around every step of a stream
+            frames = fn(*clean(args), **clean(kwargs))
             try:
-                return (yield from fn(*clean(args), **clean(kwargs)))
+                while True:
+                    with speaking(lang):
+                        frame = next(frames)
+                    yield frame
+            except StopIteration as stop:
+                return stop.value
             except ArenaError as exc:
-                raise popups.error(exc) from None
+                with speaking(lang):
+                    raise popups.error(exc) from None
+            finally:
+                with speaking(lang):
+                    frames.close()
         return stream
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*clean(args), **clean(kwargs))
-        except ArenaError as exc:
-            raise popups.error(exc) from None
+        with speaking(_language()):
+            try:
+                return fn(*clean(args), **clean(kwargs))
+            except ArenaError as exc:
+                raise popups.error(exc) from None
     return call
 
 

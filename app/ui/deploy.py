@@ -8,6 +8,7 @@ import gradio as gr
 
 from ..core.errors import ArenaError
 from ..deploy import ENGINES, deploy
+from .engines import engine_name
 
 INTRO = ("The same method on a serving engine, for production traffic: the command starts an OpenAI-compatible "
          "server. Draft length: the preset's (plan one with `python -m app plan --json`, then "
@@ -16,6 +17,10 @@ INTRO = ("The same method on a serving engine, for production traffic: the comma
 
 def production_text(preset_id: str | None, engine: str | None) -> str:
     """The panel's shell text: the command with its comment lines, or one ``# error:`` line."""
+    if engine_name(preset_id) is not None:
+        return (f"# {engine_name(preset_id)} is already a serving engine, started by this page's operator.\n"
+                "# For the offline presets, `python -m app serve --preset offline-prompt-lookup --engine llama.cpp` "
+                "starts one.\n")
     try:
         return deploy(preset_id or "", engine or "vllm", closest=True).text()
     except ArenaError as exc:

@@ -16,6 +16,7 @@ from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import make_theme
 from ..render.page import header_html
+from .language import LanguageBoot, gradio_i18n, label
 from .uploads import UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
@@ -37,12 +38,12 @@ UPLOAD_CONCURRENCY = 2
 def launch_kwargs() -> dict:
     """Theme and CSS for ``demo.launch(**launch_kwargs())`` (gradio 6 takes them at launch)."""
     return {"theme": make_theme(), "css": PAGE_CSS, "head": f"<style>{PAGE_FRAME_CSS}</style><script>{PLAYER_JS}</script>",
-            "footer_links": ["api", "gradio"]}
+            "footer_links": ["api", "gradio"], "i18n": gradio_i18n()}
 
 
 def upload_cap() -> dict:
     """FastAPI arguments that cap one upload request's whole body (gradio's ``max_file_size`` caps each file)."""
-    return {"middleware": [Middleware(UploadCap, files_limit=MAX_UPLOAD_BYTES)]}
+    return {"middleware": [Middleware(UploadCap, files_limit=MAX_UPLOAD_BYTES), Middleware(LanguageBoot)]}
 
 
 @dataclass
@@ -76,17 +77,22 @@ def build_app(config: UIConfig) -> App:
     light = dict(concurrency_limit=None, api_visibility="private")
     uploads = dict(concurrency_id="uploads", concurrency_limit=UPLOAD_CONCURRENCY, api_visibility="private")
     with gr.Blocks(title=TITLE, fill_width=True, analytics_enabled=False, delete_cache=(CACHE_SWEEP, CACHE_MAX_AGE)) as demo:
-        gr.HTML(header_html(machine_facts()["device"]), elem_id="arena-header")
+        device = machine_facts()["device"]
+        header = gr.HTML(header_html(device), elem_id="arena-header")
         with gr.Tabs(elem_id="tabs", selected="race"):
-            with gr.Tab("Race", id="race", elem_id="tab-race"):
+            with gr.Tab(label("ui.tab.race"), id="race", elem_id="tab-race"):
                 race = RaceTab(config).build(gen, light)
-            with gr.Tab("Planner", id="planner", elem_id="tab-planner"):
+            with gr.Tab(label("ui.tab.planner"), id="planner", elem_id="tab-planner"):
                 planner = PlannerTab(config).build(gen, light)
-            with gr.Tab("Benchmark", id="bench", elem_id="tab-bench"):
+            with gr.Tab(label("ui.tab.bench"), id="bench", elem_id="tab-bench"):
                 bench = BenchTab(config).build(gen, light, uploads)
-            with gr.Tab("Replay", id="replay", elem_id="tab-replay"):
+            with gr.Tab(label("ui.tab.replay"), id="replay", elem_id="tab-replay"):
                 replay = ReplayTab(config).build(light, uploads)
-        race.on_load(demo)
+        # the server writes the page's HTML in the visitor's language: once more as the page loads (docs/DESIGN.md §4.10)
+        demo.load(lambda: header_html(device), None, [header], show_progress="hidden", **light)
+        for tab in (race, planner, bench, replay):
+            if hasattr(tab, "on_load"):
+                tab.on_load(demo)
     clean_inputs(demo)
     guard_preprocessing(demo)
     forget_refused_inputs(demo)

@@ -6,19 +6,26 @@ from __future__ import annotations
 
 import gradio as gr
 
+from ..core.words import translate
 from ..render.html import popup_text
+
+
+def _line(text: object) -> str:
+    """`text` in the visitor's language (an English line from below is translated: docs/DESIGN.md §4.10), as one
+    escaped line."""
+    return popup_text(translate(str("" if text is None else text)))
 
 
 def error(text: object) -> gr.Error:
     """The ``gr.Error`` to raise for `text` (one line, escaped; no traceback in the server log)."""
-    return gr.Error(popup_text(text), print_exception=False)
+    return gr.Error(_line(text), print_exception=False)
 
 
 def warning(text: object) -> None:
     """Show `text` as a warning popup (one line, escaped)."""
-    gr.Warning(popup_text(text))
+    gr.Warning(_line(text))
 
 
 def info(text: object) -> None:
     """Show `text` as an information popup (one line, escaped)."""
-    gr.Info(popup_text(text))
+    gr.Info(_line(text))

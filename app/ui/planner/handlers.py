@@ -13,7 +13,7 @@ import gradio as gr
 
 from ...core.errors import ArenaError
 from ...core.knobs import REQUEST, blank
-from ...engine.target import EngineTarget, find_target
+from ...engine.target import EngineTarget
 from ...core.presets import Preset, get_preset, load_presets
 from ...planner.cost import DEFAULT_GPUS, HOURS_PER_MONTH
 from ...planner.engine_plan import plan_on_engine
@@ -24,6 +24,7 @@ from ...planner.request import calculator_numbers, engine_requests, plan_options
 from ...planner.types import Plan
 from ...race.methods import get_method
 from ..config import UIConfig
+from ..engines import chosen_target, engine_name
 from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
@@ -37,27 +38,6 @@ log = logging.getLogger("app.ui")
 
 DEFAULT_PLAN_PRESET = "offline-uad"
 TICK = 0.5  # seconds between two progress frames while measuring
-
-
-#: The value that picks one of the operator's engines where a preset id is expected (the page's preset list, the
-#: /plan API's preset): "engine:NAME".
-ENGINE_CHOICE = "engine:"
-
-
-def engine_choice(name: str) -> str:
-    """The preset-list value of the operator's engine `name`."""
-    return ENGINE_CHOICE + name
-
-
-def engine_name(choice: Any) -> Optional[str]:
-    """The engine's name when `choice` picks one of the operator's engines, else None (a preset id)."""
-    return choice[len(ENGINE_CHOICE):] if isinstance(choice, str) and choice.startswith(ENGINE_CHOICE) else None
-
-
-def engine_choices(config: UIConfig) -> list:
-    """(label, value) of each engine the operator offers (``app.py --endpoint NAME=URL[,plain=URL2]``)."""
-    return [(f"\u2699 serving engine \u00b7 {e.name} \u2014 its own model and speculation", engine_choice(e.name))
-            for e in config.endpoints]
 
 
 @dataclass
@@ -147,11 +127,10 @@ class PlannerHandlers:
         a preset with the tab's model overrides and token count (a local folder is refused unless the server allows
         them), or one of the operator's engines (:func:`engine_choice`; picked by name, its URLs never typed), with
         the prompts to measure on."""
-        name = engine_name(choice)
-        if name is not None:
-            requests = engine_requests(self.engine(name, target, assistant), prompts, options.max_new_tokens,
-                                       options.limits, REQUEST)
-            return Measuring(f"the engine {name}", len(requests),
+        engine = self.engine(choice, target, assistant)
+        if engine is not None:
+            requests = engine_requests(engine, prompts, options.max_new_tokens, options.limits, REQUEST)
+            return Measuring(f"the engine {engine.name}", len(requests),
                              lambda progress, stop: plan_on_engine(requests, options, progress, stop))
         changes = {"target": target, "assistant": assistant,
                    **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
@@ -160,11 +139,11 @@ class PlannerHandlers:
         return Measuring(preset.id, len(prompt_list),
                          lambda progress, stop: plan_for_preset(preset, prompt_list, options, progress))
 
-    def engine(self, name: str, target: Any, assistant: Any) -> EngineTarget:
-        """The operator's engine called `name` (``app.py --endpoint NAME=URL[,plain=URL2]...``); model overrides are
-        refused: an engine serves its own models."""
-        found = find_target(name, self.config.endpoints)
-        if not (blank(target) and blank(assistant)):
+    def engine(self, choice: Any, target: Any, assistant: Any) -> Optional[EngineTarget]:
+        """The operator's engine `choice` picks (app/ui/engines.py: its messages name it, never its URLs), or None for
+        a preset; model overrides are refused: an engine serves its own models."""
+        found = chosen_target(choice, self.config.endpoints)
+        if found is not None and not (blank(target) and blank(assistant)):
             raise ArenaError("An engine serves its own models: leave the target and drafter overrides empty.")
         return found
 

@@ -17,8 +17,8 @@ from .. import gpu
 from ..config import UIConfig
 from ...render.status import status_html
 from ..race.controls import preset_choices
-from .handlers import (DEFAULT_PLAN_PRESET, PlannerHandlers, PlanState, calculator, default_prices, engine_choices,
-                       prompt_text)
+from ..engines import engine_choices
+from .handlers import DEFAULT_PLAN_PRESET, PlannerHandlers, PlanState, calculator, default_prices, prompt_text
 from .render import advice_html, check_html, cost_html, headline_html, memory_html, plot_html, table_html
 
 INTRO = ('<div class="plan-intro"><b>Draft planner.</b> Theorem 3.8 (Leviathan et al., 2022): with acceptance '
@@ -76,7 +76,7 @@ class PlannerTab:
         local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
         with gr.Group(elem_id="plan-measure-box"):
             gr.HTML('<div class="plan-box-title">Measure on a model pair \u00b7 greedy \u00b7 minutes on a CPU</div>')
-            u.preset = gr.Dropdown(choices=preset_choices() + engine_choices(self.config), value=self.start,
+            u.preset = gr.Dropdown(choices=preset_choices() + engine_choices(self.config.endpoints), value=self.start,
                                    label="Preset or serving engine" if self.config.endpoints else "Preset",
                                    elem_id="plan-preset")
             with gr.Row():

@@ -11,9 +11,13 @@ from typing import Any, Callable, Iterator, Optional
 from ...core.errors import ArenaError
 from ...core.knobs import KNOB_TABLE, KNOBS, REQUEST
 from ...core.requests import build_request
+from ...engine.request import build_engine_request
+from ...engine.result import EngineRace
+from ...engine.run import EngineRun
 from ...race.lifecycle import RaceRun
 from ..config import DEFAULT_PRESET, UIConfig
 from .. import popups
+from ..engines import chosen_target
 from ..keepalive import in_background
 
 log = logging.getLogger("app.ui")
@@ -25,9 +29,13 @@ LEADING = (("preset", str, DEFAULT_PRESET), ("prompt", str, ""), ("max_new_token
            ("assistant", Optional[str], None), ("chat_template", Optional[bool], None))
 
 
+#: The parameters an engine race takes (the rest are a transformers preset's).
+ENGINE_PARAMETERS = ("preset", "prompt", "max_new_tokens", "chat_template")
+
 #: What each leading parameter means, for the API page and an agent reading the MCP tool (knobs: the knob table's help).
 DESCRIBED = {
-    "preset": "preset id, e.g. offline-prompt-lookup (runs offline), drafter, prompt-lookup, layerskip, uad, ensemble",
+    "preset": "preset id, e.g. offline-prompt-lookup (runs offline), drafter, prompt-lookup, layerskip, uad, ensemble; or "
+              "engine:NAME for one of the serving engines this server's operator offers",
     "prompt": "the text to continue or the question to answer",
     "max_new_tokens": "tokens to generate a side (null: the preset's; the server caps it)",
     "do_sample": "sample instead of greedy decoding (null: the preset's; greedy assisted output equals plain)",
@@ -53,17 +61,36 @@ def parameters() -> list[inspect.Parameter]:
     return [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d, annotation=t) for n, t, d in params]
 
 
+def _run_for(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Any:
+    """The run a call asks for: a preset's race (RaceRun) or one of the operator's engines (EngineRun, always
+    sequential; the preset's other parameters are the engine's own and may not be given)."""
+    target = chosen_target(values["preset"], config.endpoints)
+    if target is None:
+        changes = {k: v for k, v in values.items() if v is not None and k not in ("preset", "prompt", "seed")}
+        request = build_request(values["preset"], values["prompt"], changes, values["seed"], REQUEST, config.limits)
+        return RaceRun(request, sequential, progress=lambda m: log.info("%s", m), reap_seconds=60, label="API race")
+    given = [k for k, v in values.items() if v is not None and k not in ENGINE_PARAMETERS]
+    if given:
+        raise ArenaError(f"request: {', '.join(given)} cannot be given for the serving engine {target.name}: an engine "
+                         "race is greedy and runs the engine's own model and speculation.")
+    chat = values["chat_template"] if values["chat_template"] is not None else True
+    request = build_engine_request(target, values["prompt"], values["max_new_tokens"], chat, config.limits)
+    return EngineRun(request, reap_seconds=60, label="API engine race")
+
+
 def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Iterator[dict | None]:
     """Prepare and run one race, yielding None while it runs and then the result dict; a cancelled job or a lost
     client (the generator closed) stops the race in ``finally`` (docs/DESIGN.md §7)."""
     run = None
     try:
-        changes = {k: v for k, v in values.items() if v is not None and k not in ("preset", "prompt", "seed")}
-        request = build_request(values["preset"], values["prompt"], changes, values["seed"], REQUEST, config.limits)
-        run = RaceRun(request, sequential, progress=lambda m: log.info("%s", m), reap_seconds=60, label="API race")
+        run = _run_for(config, sequential, values)
         yield from in_background(run.prepare, "api-prepare")
-        result = yield from in_background(run.run, "api-race")
-        yield result.raise_if_failed().to_dict()
+        outcome = yield from in_background(run.run, "api-race")
+        if isinstance(outcome, EngineRace):
+            outcome.result.raise_if_failed()
+            yield outcome.to_dict()
+        else:
+            yield outcome.raise_if_failed().to_dict()
     except ArenaError as exc:
         raise popups.error(exc) from None
     finally:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from itertools import zip_longest
 from typing import Any
 
+from ...core.errors import ArenaError
 from ...core.knobs import KNOBS, REQUEST, blank
 from ...core.presets import Preset, get_preset, load_presets
 from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
 from ...render.method_card import method_card_html
+from ..engines import engine_name
 
 #: Control values the race/measure events receive, in this order (after session and toggle).
 CONTROL_NAMES = ("preset", "prompt", "target", "assistant", "chat_template", "max_new_tokens",
@@ -84,6 +86,10 @@ def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest
     The active method's knobs come from their controls (blank: transformers' default), the others are cleared (a
     method rejects knobs it does not take); an empty target/assistant box keeps the preset's model.
     """
+    engine = engine_name(values.get("preset"))
+    if engine is not None:
+        raise ArenaError(f"{engine} is a serving engine: it races with the Race button only (its model, decoding and "
+                         "speculation are the engine's own, set when it was started); plan it in the Planner tab.")
     method = get_method(get_preset(values["preset"]).method)
     knobs = {name: values.get(name) if name in method.knobs else None for name in KNOBS}
     changes = {name: None if blank(v) or v == DEFAULT_SCHEDULE else v for name, v in knobs.items()}

@@ -13,10 +13,9 @@ import gradio as gr
 from ...core.errors import ArenaError
 from ...core.machine import device_name
 from ...core.presets import get_preset
-from ...core.requests import RaceRequest, check_preset_id
-from ...race.methods import get_method
-from ...race.ghosts import GHOSTS
-from ...race.lifecycle import RaceRun
+from ...core.requests import check_preset_id
+from ...engine.result import ENGINE_PRESET
+from ...engine.run import EngineSetup
 from ...race.prepare import RaceSetup
 from ...race.result import RaceResult
 from ...race.runner import RaceSnapshot
@@ -26,9 +25,11 @@ from ...render.status import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
 from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_state, request_from_controls
-from ...render.why_panel import speedup_words, why_panel_html
+from .engine import engine_state
+from .entry import Entry, entry_from_controls, panels, race_result, trace_of
+from ..engines import chosen_target
+from ...render.why_panel import speedup_words
 from ...render.live import LiveFrames
-from ...render.panes import subtitles
 from ...render.race_data import clock_time
 from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html
@@ -38,14 +39,20 @@ from ...render.hardware import hardware_html
 TICK = 0.15
 #: Seconds between two frames while the player still replays plain's run after the assisted side ended.
 GHOST_TICK = 0.25
+ENGINE_NOTE = ("Engine race on {name}: plain runs first with the engine to itself, then assisted (the engine's own "
+               "speculative decoding) while plain's recorded run replays from zero in step (measured).")
 FAIR_NOTE = ("Fair race: plain runs first with the machine to itself, then assisted runs live while plain's recorded "
              "run replays from zero in step (measured).")
 
 
-def machine_facts(setup: RaceSetup | None = None) -> dict:
-    """Device and model facts for the hardware panel (no model is loaded here)."""
+def machine_facts(setup: RaceSetup | EngineSetup | None = None) -> dict:
+    """Device and model facts for the hardware panel (no model is loaded here); for an engine race, the engine's."""
     import torch
 
+    if isinstance(setup, EngineSetup):
+        return {"device": setup.device, "gpu": None, "models": [],
+                "engine": {"name": setup.engine, "version": setup.version, "model": setup.model,
+                           "speculative_type": setup.speculative_type}}
     device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
     gpu = device_name(device) if str(device).startswith("cuda") and torch.cuda.is_available() else None
     loaded = [] if setup is None else [("target", setup.target), ("assistant", setup.assistant)]
@@ -53,11 +60,6 @@ def machine_facts(setup: RaceSetup | None = None) -> dict:
                "device": m.device, "load_seconds": m.load_seconds} for role, m in loaded if m is not None]
     return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "models": models}
-
-
-def titles(request: RaceRequest) -> tuple[str, str]:
-    p = request.preset
-    return subtitles(get_method(p.method).title, p.target, p.assistant)
 
 
 def plain_provenance(result: RaceResult) -> str:
@@ -81,6 +83,8 @@ def finished_status(result: RaceResult) -> str:
         how = "both at once: a show"
     elif kind == "unmeasured":
         how = verdict.reason
+    elif result.preset == ENGINE_PRESET:
+        how = "measured: each side ran with the engine to itself"
     else:
         how = "measured: each side ran with the machine to itself; " + plain_provenance(result)
     level = f"; {verdict.reason}" if kind == "even" else ""
@@ -145,8 +149,8 @@ class RaceHandlers:
         both sides at once (a show), as the mode control says (docs/DESIGN.md §1)."""
         yield from self._stream(session, dict(zip(CONTROL_NAMES, values)), mode != CONCURRENT)
 
-    def _prepare(self, session: Session, run: RaceRun, frames: LiveFrames) -> Iterator:
-        """Load models in a worker thread, yielding progress frames; returns the RaceSetup."""
+    def _prepare(self, session: Session, run: Any, frames: LiveFrames) -> Iterator:
+        """Load models (or check an engine's pair) in a worker thread, yielding progress frames; returns the setup."""
         messages: list[str] = []
         run.progress = messages.append
 
@@ -156,10 +160,13 @@ class RaceHandlers:
 
         return (yield from run_streaming(run.prepare, frame, 0.25, "race-prepare"))
 
-    def _run(self, session: Session, run: RaceRun, setup: RaceSetup, frames: LiveFrames) -> Iterator:
-        """Race in a worker thread (the engine's reader), sending the race's data every TICK; returns the result."""
+    def _run(self, session: Session, entry: Entry, setup: Any, frames: LiveFrames) -> Iterator:
+        """Race in a worker thread (the engine's reader), sending the race's data every TICK; returns what the run
+        returned (a RaceResult, or an engine's EngineRace)."""
+        run = entry.run
         shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
-        note = FAIR_NOTE if run.sequential else f"Racing both sides at once{shared} (a show, not a measurement)."
+        note = (ENGINE_NOTE.format(name=entry.engine.name) if entry.engine else FAIR_NOTE if run.sequential
+                else f"Racing both sides at once{shared} (a show, not a measurement).")
         ghost = GhostClock(run.sequential)
 
         def frame(_: float = 0.0) -> dict:
@@ -170,32 +177,33 @@ class RaceHandlers:
             return self.panes(session, frames.frame(snap), status_html(text))
 
         yield {**frame(), **self.hardware(session)}
-        result = yield from run_streaming(run.run, frame, TICK, "race-reader")
-        while (left := ghost.left(run.snapshot())) > 0 and not session.cancel.is_set() and not result.errors:
+        outcome = yield from run_streaming(run.run, frame, TICK, "race-reader")
+        while (left := ghost.left(run.snapshot())) > 0 and not session.cancel.is_set() \
+                and not race_result(outcome).errors:
             time.sleep(min(GHOST_TICK, left))  # the player still replays plain's run: the race is not over
             yield frame()
-        return result
+        return outcome
 
     def _stream(self, session: Session, values: dict, sequential: bool) -> Iterator[dict]:
         session.begin()
         session.active, session.run = True, None
         frames = session.frames = LiveFrames(("plain generate()", "assisted generate()"), sequential, None)
         try:
-            request = request_from_controls(values, self.config.limits)
-            run = session.run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
-            session.lossless = get_method(request.preset.method).lossless
-            frames = session.frames = LiveFrames(titles(request), sequential, request.preset.max_new_tokens)
+            entry = entry_from_controls(values, self.config, sequential)
+            session.run, session.lossless = entry.run, entry.lossless
+            frames = session.frames = LiveFrames(entry.titles, entry.sequential, entry.max_tokens)
             yield {**self.panes(session, frames.loading("Preparing\u2026"), status_html("Preparing\u2026")),
                    **self.buttons(True)}
-            setup = yield from self._prepare(session, run, frames)
+            setup = yield from self._prepare(session, entry.run, frames)
             session.facts = machine_facts(setup)
+            frames.titles = dict(zip(("baseline", "assisted"), entry.titles_after(setup)))
             if session.cancel.is_set():
                 yield {**self.panes(session, frames.loading("Stopped before the race started.", "stopped"),
                                     status_html("Stopped before the race started.")),
                        **self.hardware(session), **self.buttons(False)}
                 return
-            result = yield from self._run(session, run, setup, frames)
-            yield self._finish(session, request, frames, result)
+            outcome = yield from self._run(session, entry, setup, frames)
+            yield self._finish(session, entry, frames, outcome)
         except Exception as exc:  # a bad request or a bug: keep serving, say what happened in one line
             yield self._failed(session, failure_text(exc, "race"))
         finally:
@@ -204,19 +212,23 @@ class RaceHandlers:
             if session.run is not None:  # the tab went away (GeneratorExit) or the run failed: end both workers
                 session.run.close("client left or run ended early")
 
-    def _finish(self, session: Session, request: RaceRequest, frames: LiveFrames, result: RaceResult) -> dict:
-        session.remember(result.mode, request.signature, result)
-        stats = race_stats_html(result, session.paired("concurrent", request.signature),
-                                session.paired("sequential", request.signature), session.lossless)
+    def _finish(self, session: Session, entry: Entry, frames: LiveFrames, outcome: Any) -> dict:
+        result = race_result(outcome)
+        session.remember(result.mode, entry.signature, result)
+        engine_html, why = panels(outcome)
+        stats = race_stats_html(result, session.paired("concurrent", entry.signature),
+                                session.paired("sequential", entry.signature), session.lossless, engine_html)
         if result.errors:
             status = status_html("; ".join(f"{s}: {m}" for s, m in result.errors.items()), "error")
         elif result.stopped:
             status = status_html("Stopped: both runs ended after their current forward pass.", "info")
         else:
             status = finished_status(result)
+        downloads = self.ui.downloads.cleared() if result.errors else self.ui.downloads.ready(
+            lambda: trace_of(entry, outcome), result.preset)
         return {**self.panes(session, frames.finished(result), status), **self.hardware(session),
-                **self.buttons(False), self.ui.stats: stats, self.ui.why: why_panel_html(result),
-                self.ui.chart: rounds_chart_html(result.assisted.rounds), **self.ui.downloads.ready(request, result)}
+                **self.buttons(False), self.ui.stats: stats, self.ui.why: why,
+                self.ui.chart: rounds_chart_html(result.assisted.rounds), **downloads}
 
     def _failed(self, session: Session, message: str) -> dict:
         """The last frame shown, marked as failed, with the message where a pane has no tokens."""
@@ -277,11 +289,21 @@ class RaceHandlers:
         return {self.ui.status: status_html("Stopped: both runs ended after their current forward pass." if ended
                                             else "Stopping: the current forward pass is still running\u2026", "info")}
 
+    def choice_state(self, choice: str, prompt: str | None) -> dict:
+        """The controls' values for a preset, or for one of the operator's engines (app/ui/race/engine.py)."""
+        cap = self.config.max_new_tokens_cap
+        target = chosen_target(choice, self.config.endpoints)
+        return engine_state(target, prompt, cap) if target is not None else preset_state(choice, prompt, cap)
+
     def preset_changed(self, preset_id: str, prompt: str | None) -> dict:
-        """A preset was picked: the card, models, decoding, the method's knobs, examples and prompt."""
-        u, s = self.ui, preset_state(preset_id, prompt, self.config.max_new_tokens_cap)
+        """A preset (or an engine) was picked: the card, models, decoding, the method's knobs, examples and prompt;
+        an engine runs its own model, decoding and speculation, and always races plain first (no mode to pick)."""
+        u, s = self.ui, self.choice_state(preset_id, prompt)
         values = ("target", "chat_template", "max_new_tokens", "decoding", "temperature", "top_p", "prompt")
+        preset = not s.get("engine", False)
         return {u.card: s["card"], **{getattr(u, name): gr.update(value=s[name]) for name in values},
+                u.mode: gr.update(visible=preset), u.models_box: gr.update(visible=preset),
+                u.decoding_box: gr.update(visible=preset),
                 u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
                 u.sampling_row: gr.update(visible=s["sampling_visible"]),
                 u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),

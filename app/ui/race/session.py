@@ -15,7 +15,7 @@ class Session(PerSession):
     latest race (app/render/live.py), whose last one a failure marks as failed."""
 
     def __init__(self) -> None:
-        self.run = None  # the app.race.lifecycle.RaceRun of the latest race or measurement
+        self.run = None  # the latest race's run: an app.race.lifecycle.RaceRun, or an app.engine.run.EngineRun
         self.active = False  # a race/measure event of this session is in progress (loading or running)
         self.cancel = threading.Event()
         self.results: dict[str, tuple[Any, RaceResult]] = {}
@@ -26,8 +26,8 @@ class Session(PerSession):
 
     @property
     def race(self) -> Any:
-        """The running (or last) app.race.runner.Race; None before one starts."""
-        return None if self.run is None else self.run.race
+        """The running (or last) app.race.runner.Race; None before one starts, or for an engine race."""
+        return getattr(self.run, "race", None)
 
     def begin(self) -> None:
         """A new run starts: forget an old stop request."""
@@ -40,7 +40,7 @@ class Session(PerSession):
         if run is None:
             return True
         run.stop()  # also ends a model download still in progress (app/core/download.py)
-        return run.race is None or run.join(timeout)
+        return run.join(timeout)  # True when the workers ended, or never started
 
     def running(self) -> bool:
         return self.run is not None and self.run.running()

@@ -12,6 +12,7 @@ from ...core.knobs import KNOB_TABLE, KNOBS, SCHEDULES
 from .. import gpu
 from ..config import UIConfig, has_gpu
 from ..deploy import production_panel
+from ..engines import engine_choices
 from ...render.status import status_html
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
@@ -41,7 +42,7 @@ class RaceUI(SimpleNamespace):
     def preset_outputs(self) -> list:
         return [self.card, self.target, self.assistant, self.chat_template, self.max_new_tokens, self.decoding,
                 self.temperature, self.top_p, self.sampling_row, self.knobs_box, *self.knobs.values(), self.examples,
-                self.prompt]
+                self.prompt, self.mode, self.models_box, self.decoding_box]
 
     def stream_outputs(self) -> list:
         return [self.player, self.stats, self.why, self.chart, self.hardware, self.status, self.run, self.mode,
@@ -125,7 +126,8 @@ class RaceTab:
 
     def _settings(self) -> None:
         u, initial = self.ui, self.initial
-        u.preset = gr.Dropdown(choices=preset_choices(), value=self.config.preset, label="Preset",
+        u.preset = gr.Dropdown(choices=preset_choices() + engine_choices(self.config.endpoints), value=self.config.preset,
+                               label="Preset",
                                elem_id="preset", info="grouped by where it runs; \u25cf runs offline here")
         u.card = gr.HTML(initial["card"], elem_id="method-card", js_on_load=None)
         self._models()
@@ -143,7 +145,7 @@ class RaceTab:
     def _models(self) -> None:
         u, initial = self.ui, self.initial
         local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
-        with gr.Accordion("Models", open=False, elem_id="models-box"):
+        with gr.Accordion("Models", open=False, elem_id="models-box") as u.models_box:
             u.target = gr.Textbox(value=initial["target"], label="Target model", elem_id="target", info="hub id" + local)
             u.assistant = gr.Textbox(value=initial["assistant"], label="Assistant (drafter) model", elem_id="assistant",
                                      visible=initial["assistant_visible"])
@@ -153,7 +155,7 @@ class RaceTab:
     def _decoding(self) -> None:
         u, initial = self.ui, self.initial
         temperature, top_p = KNOB_TABLE["temperature"], KNOB_TABLE["top_p"]
-        with gr.Accordion("Decoding", open=True, elem_id="decoding-box"):
+        with gr.Accordion("Decoding", open=True, elem_id="decoding-box") as u.decoding_box:
             u.max_new_tokens = gr.Slider(1, self.config.max_new_tokens_cap, value=initial["max_new_tokens"], step=1,
                                          label="Max new tokens", elem_id="max-new-tokens")
             u.decoding = gr.Radio([GREEDY, SAMPLING], value=initial["decoding"], label="Decoding", elem_id="decoding",

@@ -4,22 +4,22 @@ export folder (app/ui/exports.py), and the share link."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import gradio as gr
 
 from ...core.errors import ArenaError
 from ...render.replay_page import replay_html
-from ...replay.tracefile import Trace, build_trace, parse_trace, save_trace
+from ...replay.tracefile import Trace, parse_trace, save_trace
 from ..config import UIConfig
 from .. import popups
 from ..exports import unique_stem
 
 
-def write_race_files(request: Any, result: Any) -> tuple[str, str]:
-    """Save a finished race's trace (JSON) and replay page (HTML); returns the two paths."""
-    stem = unique_stem("replays", f"race-{result.preset}")
-    trace = build_trace(request, result)
+def write_race_files(trace: dict[str, Any], name: str) -> tuple[str, str]:
+    """Save a finished race's `trace` (JSON) and its replay page (HTML) under a new name from `name`; returns the two
+    paths."""
+    stem = unique_stem("replays", f"race-{name}")
     json_path = save_trace(trace, stem.with_suffix(".json"))
     write_replay_page(parse_trace(trace, json_path.name), stem.with_suffix(".html"))
     return str(json_path), str(stem.with_suffix(".html"))
@@ -67,12 +67,11 @@ class RaceDownloads:
         """Nothing to download (a race is running, or it failed)."""
         return {self.trace: gr.update(value=None, interactive=False), self.page: gr.update(value=None, interactive=False)}
 
-    def ready(self, request: Any, result: Any) -> dict:
-        """Write the files of a finished race and offer them; a failed race offers nothing (docs/DESIGN.md §4)."""
-        if result.errors:
-            return self.cleared()
+    def ready(self, make_trace: Callable[[], dict[str, Any]], name: str) -> dict:
+        """Write the files of a finished race (its trace from `make_trace`, named after `name`) and offer them; a
+        failed race offers nothing (docs/DESIGN.md §4), and a trace that cannot be built or written is a warning."""
         try:
-            trace, page = write_race_files(request, result)
+            trace, page = write_race_files(make_trace(), name)
         except ArenaError as exc:
             popups.warning(f"The race finished, but its files could not be written: {exc}")
             return self.cleared()

@@ -1,0 +1,147 @@
+"""Every word a visitor reads, in English, Korean and Indonesian (docs/DESIGN.md §4.10): one folder per language
+(``en/``, ``ko/``, ``id/``), each holding the same JSON files (one per surface: ``race.json``, ``planner.json``, ...,
+and ``messages.json``) with the same keys and the same ``{placeholders}``, checked by tests/test_words_tables.py.
+
+- :func:`t` gives a key's text in the current language, formatted with its values.
+- :func:`translate` gives a sentence written in English below the page (an error line, a loading message, a verdict)
+  in the current language: ``messages.json`` maps such English sentences, as templates with ``{placeholders}``, to
+  their translations; a sentence that matches a template comes back translated with its values in place, and any
+  other sentence stays as it is.
+- The current language is a context variable: the page sets it from the visitor's choice for the length of each
+  event (app/ui/language.py); everywhere else (the command line, a trace, the JSON) it stays English.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+#: The page's languages: code -> its own name (what the switch shows).
+LANGUAGES = {"en": "English", "ko": "\ud55c\uad6d\uc5b4", "id": "Bahasa Indonesia"}
+DEFAULT = "en"
+_CURRENT: ContextVar[str] = ContextVar("arena_language", default=DEFAULT)
+_FOLDER = Path(__file__).parent
+_PLACEHOLDER = re.compile(r"\{(\w+)(?::[^{}]*)?\}")
+
+
+#: The file of English sentence templates and their translations (not keys: see :func:`translate`).
+MESSAGES = "messages.json"
+
+
+@lru_cache(maxsize=None)
+def files(lang: str) -> dict[str, dict[str, str]]:
+    """Each JSON file of `lang`'s folder by name (a missing language: none)."""
+    folder = _FOLDER / lang
+    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))}
+
+
+@lru_cache(maxsize=None)
+def table(lang: str) -> dict[str, Any]:
+    """`lang`'s whole table: ``words`` (key -> text, every surface's file together) and ``messages`` (English
+    template -> its translation)."""
+    parts = files(lang)
+    merged: dict[str, str] = {}
+    for name, part in parts.items():
+        if name != MESSAGES:
+            merged.update(part)
+    return {"words": merged, "messages": parts.get(MESSAGES, {})}
+
+
+def language() -> str:
+    """The current language's code."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def speaking(lang: str | None) -> Iterator[str]:
+    """Within the block, :func:`t` and :func:`translate` answer in `lang` (an unknown one: English)."""
+    token = _CURRENT.set(lang if lang in LANGUAGES else DEFAULT)
+    try:
+        yield _CURRENT.get()
+    finally:
+        _CURRENT.reset(token)
+
+
+def t(key: str, /, **values: Any) -> str:
+    """The text of `key` in the current language (English where a table lacks it, which the tests forbid), with
+    `values` formatted into its ``{placeholders}``."""
+    words = table(language())["words"]
+    text = words.get(key)
+    if text is None:
+        text = table(DEFAULT)["words"][key]  # a KeyError here is a key missing from English: a bug
+    return text.format(**values) if values else text
+
+
+def words(prefix: str) -> dict[str, str]:
+    """Every key under ``prefix.`` in the current language, without the prefix (the player's words)."""
+    start = prefix + "."
+    return {k[len(start):]: t(k) for k in table(DEFAULT)["words"] if k.startswith(start)}
+
+
+def ui_words(lang: str) -> dict[str, str]:
+    """The words of `lang` that gradio translates in the browser (the components' labels, help texts and choices:
+    keys under ``ui.``), for ``gr.I18n``; English where a table lacks one."""
+    english = {k: v for k, v in table(DEFAULT)["words"].items() if k.startswith("ui.")}
+    return {**english, **{k: v for k, v in table(lang)["words"].items() if k.startswith("ui.")}}
+
+
+def placeholders(text: str) -> set[str]:
+    """The names of the ``{placeholders}`` in `text`."""
+    return set(_PLACEHOLDER.findall(text))
+
+
+@lru_cache(maxsize=None)
+def _patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
+    """(English template, the regex an English sentence of that template matches) for `lang`'s messages, the longest
+    templates first so the most specific wins."""
+    out = []
+    for template in table(lang)["messages"]:
+        parts, last = [], 0
+        for m in _PLACEHOLDER.finditer(template):
+            parts.append(re.escape(template[last:m.start()]))
+            parts.append(f"(?P<{m.group(1)}>.*?)")
+            last = m.end()
+        parts.append(re.escape(template[last:]))
+        out.append((template, re.compile("".join(parts) + r"\Z", re.S)))
+    return sorted(out, key=lambda tp: -len(tp[0]))
+
+
+#: Where a text of several sentences is cut to translate each: after ". ", "; " or ": " before a capital letter.
+_SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])")
+
+
+@lru_cache(maxsize=4096)
+def _one(text: str, lang: str) -> str | None:
+    """`text` translated by the first template of `lang` it matches whole; None when none does."""
+    for template, pattern in _patterns(lang):
+        m = pattern.match(text)
+        if m:
+            values = {name: translate(v) if name in SENTENCE_VALUES else v for name, v in m.groupdict().items()}
+            return table(lang)["messages"][template].format(**values)
+    return None
+
+
+#: Placeholders whose values are sentences themselves (translated in turn).
+SENTENCE_VALUES = ("message", "reason", "detail", "exc", "error")
+
+
+def translate(text: str) -> str:
+    """`text`, English written below the page (an ArenaError's line, a progress message, a verdict), in the current
+    language: whole, when a template of ``messages.json`` matches it, else sentence by sentence; values that are
+    sentences themselves (a ``{message}``, a ``{reason}``) are translated too. Text no template matches stays as it
+    is."""
+    lang = language()
+    if lang == DEFAULT or not text:
+        return text
+    whole = _one(text, lang)
+    if whole is not None:
+        return whole
+    pieces = _SENTENCE_END.split(text)
+    if len(pieces) == 1:
+        return text
+    return " ".join(_one(piece, lang) or piece for piece in pieces)
