@@ -17,30 +17,29 @@ from pathlib import Path
 
 from app.core.requests import Limits
 from app.planner.plan import PlanOptions, plan_for_preset
+from app.planner.types import Plan
 from app.core.presets import get_preset
 
 
-def summary(plan: dict) -> str:
+def summary(plan: Plan) -> str:
     """One line: the measured numbers of a plan."""
-    m, chk = plan["measurement"], plan["check"] or {}
-    c, obs = m["c"], m.get("alpha_observed") or {}
-    seed = m["alpha_seed"]
-    line = (f"{plan['preset']}: alpha seed {seed['value']:.3f} ({seed['space']}), observed "
-            f"{obs.get('value') or float('nan'):.3f} (accepted/drafted {obs.get('acceptance_rate') or float('nan'):.3f}); "
-            f"c {c['value']:.4f} [{c['low']:.4f}..{c['high']:.4f}] ({c['draft_step_ms']:.1f} / {c['target_step_ms']:.1f} ms); "
-            f"verify slope {plan['hardware_adjusted']['verify_slope']['value']:.3f}; alpha used {plan['alpha']:.3f} -> "
-            f"best gamma {plan['best_gamma']} predicts {plan['predicted_speedup']:.2f}x "
-            f"(hardware-adjusted gamma {plan['hardware_adjusted']['best_gamma']}: "
-            f"{plan['hardware_adjusted']['predicted_speedup']:.2f}x)")
-    for key in ("constant", "default", "adjusted"):
-        run = chk.get(key)
-        if run:
-            pred = "-" if run["predicted_speedup"] is None else f"{run['predicted_speedup']:.2f}x"
-            adj = "-" if run["predicted_adjusted"] is None else f"{run['predicted_adjusted']:.2f}x"
-            line += (f"\n    {run['label']}: measured {run['measured_speedup']:.2f}x, predicted {pred}, adjusted {adj}, "
-                     f"cost model on its rounds {run['modelled_speedup']:.2f}x, identical {run['identical']}")
-    if chk:
-        line += f"\n    {chk['recommendation']}"
+    m, hw = plan.measurement, plan.hardware_adjusted
+    c, obs, seed = m.c, m.alpha_observed, m.alpha_seed
+    nan = float("nan")
+    line = (f"{plan.preset}: alpha seed {seed.value:.3f} ({seed.space}), observed "
+            f"{(obs.value if obs else None) or nan:.3f} (accepted/drafted "
+            f"{(obs.acceptance_rate if obs else None) or nan:.3f}); "
+            f"c {c.value:.4f} [{c.low:.4f}..{c.high:.4f}] ({c.draft_step_ms:.1f} / {c.target_step_ms:.1f} ms); "
+            f"verify slope {hw.verify_slope.value:.3f}; alpha used {plan.alpha:.3f} -> "
+            f"best gamma {plan.best_gamma} predicts {plan.predicted_speedup:.2f}x "
+            f"(hardware-adjusted gamma {hw.best_gamma}: {hw.predicted_speedup:.2f}x)")
+    for run in plan.check.runs if plan.check else []:
+        pred = "-" if run.predicted_speedup is None else f"{run.predicted_speedup:.2f}x"
+        adj = "-" if run.predicted_adjusted is None else f"{run.predicted_adjusted:.2f}x"
+        line += (f"\n    {run.label}: measured {run.measured_speedup:.2f}x, predicted {pred}, adjusted {adj}, "
+                 f"cost model on its rounds {run.modelled_speedup:.2f}x, identical {run.identical}")
+    if plan.check:
+        line += f"\n    {plan.check.recommendation}"
     return line
 
 
@@ -59,7 +58,7 @@ def main() -> None:
         start = time.perf_counter()
         plan = plan_for_preset(get_preset(preset_id), None, PlanOptions(max_new_tokens=args.max_new_tokens,
                                                                                      limits=Limits.operator()))
-        (args.out / f"{preset_id}.json").write_text(json.dumps(plan, ensure_ascii=False, indent=1), encoding="utf-8")
+        (args.out / f"{preset_id}.json").write_text(json.dumps(plan.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         print(summary(plan) + f"\n    ({time.perf_counter() - start:.0f} s)", flush=True)
 
 

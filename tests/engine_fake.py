@@ -29,6 +29,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 #: New tokens of every fake answer, and the verify steps of the assisted fake: (start index, drafted, accepted).
 IDS = list(range(100, 110))
 STEPS = [(1, 3, 2), (5, 2, 2)]
+#: llama.cpp's predicted_ms of the plain fake (10 ms a token) and of the drafting one (its two verify steps cost
+#: 15 ms each, its four other tokens 10 ms each): c = (15 / 10 - 1) / 2.5 = 0.2 (docs/DESIGN.md §5.17).
+PREDICTED_MS = {False: 100.0, True: 70.0}
 #: The prompt's length in tokens every fake reports.
 PROMPT_TOKENS = 7
 
@@ -66,6 +69,7 @@ class Fake:
         self.spec, self.mode, self.slots = spec, mode, slots
         self.ids, self.delay = list(IDS), 0.0
         self.vllm_shape, self.sglang_incremental, self.sglang_old_names = "metrics", False, False
+        self.predicted_ms = PREDICTED_MS[spec]  # the decode time the final timings report (llama.cpp's predicted_ms)
         self.requests: list[str] = []
         self.bodies: list[dict] = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -116,7 +120,8 @@ class Fake:
                 {"draft_n": drafted, "draft_n_accepted": accepted} if drafted else {})
             self.send(out, {"content": f"t{token} ", "tokens": [token], "stop": False, "timings": timings,
                             "tokens_evaluated": PROMPT_TOKENS})
-        final = {"predicted_n": len(ids), "predicted_per_second": 123.4 if self.spec else 100.0}
+        final = {"predicted_n": len(ids), "predicted_ms": self.predicted_ms,
+                 "predicted_per_second": 1e3 * len(ids) / self.predicted_ms}
         if self.spec:
             final |= {"draft_n": pairs[-1][0], "draft_n_accepted": pairs[-1][1]}
         self.send(out, {"content": "", "tokens": [], "stop": True, "model": "fake", "timings": final,

@@ -7,6 +7,7 @@ Flags and JSON keys are checked against the sets each engine module declares fro
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 import pytest
@@ -132,12 +133,27 @@ def test_a_plan_sets_the_draft_length(tmp_path):
 @pytest.mark.parametrize("text, fragment", [
     ("not json", "not JSON"), ("[1, 2]", "best_gamma"), ('{"best_gamma": 0}', "1..20"),
     ('{"best_gamma": 2.5}', "1..20"), ('{"best_gamma": 3, "preset": "uad"}', "not 'drafter'"),
+    ('{"best_gamma": "7"}', "plan.json: best_gamma has the wrong type (str)"),
+    ('{"best_gamma": true}', "plan.json: best_gamma has the wrong type (bool)"),
+    ('{"best_gamma": 3, "device": "cuda", "hardware_adjusted": {"best_gamma": [4]}}',
+     "plan.json: hardware_adjusted.best_gamma has the wrong type (list)"),
 ])
 def test_bad_plans_are_one_clear_line(tmp_path, text, fragment):
     path = tmp_path / "plan.json"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(ArenaError, match=fragment):
+    with pytest.raises(ArenaError, match=re.escape(fragment)) as err:
         deploy("drafter", "vllm", read_plan(path))
+    assert "\n" not in str(err.value)
+
+
+def test_a_plan_written_by_the_planner_reads_back(tmp_path):
+    """What ``plan --json`` writes is what ``deploy --plan`` reads: the calculator's best gamma for its preset."""
+    from app.planner.plan import PlanOptions, calculator_plan
+
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(calculator_plan(0.7, 0.02, PlanOptions(), None, "drafter").to_dict()), encoding="utf-8")
+    d = deploy("drafter", "vllm", read_plan(path))
+    assert d.draft_length.value == 8 and "calculator" in d.draft_length.source
 
 
 def test_cli_prints_the_command_or_one_error_line(capsys, tmp_path):

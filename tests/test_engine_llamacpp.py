@@ -118,3 +118,32 @@ def test_an_engine_runs_stop_ends_the_generation_on_the_server(llama_pair):
     assert not get_json(endpoint, "/slots")[0]["is_processing"], "the server kept generating after Stop"
     assert run.result.result.stopped and run.snapshot().sides["baseline"].stopped
     assert not worker.is_alive() and arena_threads() == before
+
+
+def test_the_plan_shows_the_alpha_of_the_engines_own_rounds(llama_pair, monkeypatch):
+    """plan --endpoint on the real server (docs/DESIGN.md §5.17): its alpha is the per-token alpha of the rounds read
+    from the engine's own draft_n / draft_n_accepted, and its decode speedup the engine's predicted_per_second
+    assisted over plain."""
+    from app.core.requests import Limits
+    from app.core.theory import per_token_alpha
+    from app.engine.target import EngineTarget
+    from app.planner import engine_plan
+    from app.planner.plan import PlanOptions
+    from app.planner.request import engine_requests
+
+    raced, real = [], engine_plan.run_engine
+    monkeypatch.setattr(engine_plan, "run_engine", lambda *a, **kw: raced.append(real(*a, **kw)) or raced[-1])
+    assisted, plain = llama_pair
+    requests = engine_requests(EngineTarget("llama", assisted.url, plain.url), [CODE_EDIT], 40, Limits.operator())
+    plan = engine_plan.plan_on_engine(requests, PlanOptions(limits=Limits.operator()))
+    (race,) = raced
+    reported, steps = race.engine["reported"], race.result.assisted.rounds
+    assert race.status_source == rounds.PER_STEP and reported["assisted"]["draft_n"] > 0
+    assert sum(r.accepted for r in steps) == reported["assisted"]["draft_n_accepted"] == plan.engine.alpha_observed.accepted
+    assert sum(r.drafted for r in steps) == reported["assisted"]["draft_n"] == plan.engine.alpha_observed.drafted
+    assert plan.alpha == round(per_token_alpha(steps), 4) and 0 < plan.alpha <= 1
+    own = reported["assisted"]["predicted_per_second"] / reported["baseline"]["predicted_per_second"]
+    assert plan.engine.speedup.decode == pytest.approx(own, rel=1e-3)
+    assert plan.c >= 0 and plan.engine.c.what.endswith(engine_plan.ENGINE_TIMES) and plan.engine.identical
+    out = plan.to_dict()
+    assert out["mode"] == "measured" and out["engine"]["version"] and out["method"] == "llama.cpp ngram-simple"

@@ -79,6 +79,16 @@ def test_imports_go_down_the_floors_only():
     assert not wrong, wrong
 
 
+def test_the_planner_asks_the_method_classes_not_method_ids():
+    """No planner module compares a method id or a kind's name: the method classes' attributes decide (kinds.py)."""
+    ids = "|".join(re.escape(m) for m in ("drafter", "ensemble", "prompt-lookup", "layerskip", "glm-mtp",
+                                          "gemma-drafter", "uad", "lookup", "early-exit"))
+    compared = re.compile(rf"""(==|!=|\bin)\s*[(\[{{]?\s*["']({ids})["']""")
+    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in _modules(APP / "planner")
+             for m in compared.finditer(p.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
 def test_no_function_in_app_is_longer_than_60_lines():
     long = []
     for path in _modules(APP):

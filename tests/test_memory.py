@@ -54,24 +54,24 @@ def test_article_memory_table(name):
 def test_article_pair_shares_and_fit():
     # "Llama 짝은 초안이 가중치로 15%, KV 캐시로 25%를 더 써요 ... 24GB GPU에 ... 약 18.5GB"
     pair = pair_memory(facts("meta-llama/Llama-3.1-8B"), facts("meta-llama/Llama-3.2-1B"), "bfloat16", 4096, 24)
-    assert round(pair["drafter_weight_share"], 2) == 0.15 and pair["drafter_kv_share"] == 0.25
-    weights_gb = (pair["target"]["weight_bytes"] + pair["drafter"]["weight_bytes"]) / GB
+    assert round(pair.drafter_weight_share, 2) == 0.15 and pair.drafter_kv_share == 0.25
+    weights_gb = (pair.target.weight_bytes + pair.drafter.weight_bytes) / GB
     assert round(weights_gb, 1) == 18.5
-    assert pair["fits"] and pair["total_bytes"] == pair["target"]["weight_bytes"] + pair["drafter"]["weight_bytes"] + 640 * MIB
-    assert pair["max_context_tokens_that_fit"] == int((24 * GB - weights_gb * GB) // (160 * KIB))
-    assert not pair_memory(facts("meta-llama/Llama-3.1-8B"), facts("meta-llama/Llama-3.2-1B"), "bfloat16", 4096, 16)["fits"]
+    assert pair.fits and pair.total_bytes == pair.target.weight_bytes + pair.drafter.weight_bytes + 640 * MIB
+    assert pair.max_context_tokens_that_fit == int((24 * GB - weights_gb * GB) // (160 * KIB))
+    assert not pair_memory(facts("meta-llama/Llama-3.1-8B"), facts("meta-llama/Llama-3.2-1B"), "bfloat16", 4096, 16).fits
     # 4-bit weights keep a bf16 cache
     q = pair_memory(facts("meta-llama/Llama-3.1-8B"), None, "4bit", 4096, 24)
-    assert q["target"]["kv_kib_per_token"] == 128 and q["target"]["weight_gb"] == pytest.approx(4.015, abs=1e-3)
-    assert q["drafter"] is None and q["drafter_weight_share"] == 0.0
+    assert q.target.kv_kib_per_token == 128 and q.target.weight_gb == pytest.approx(4.015, abs=1e-3)
+    assert q.drafter is None and q.drafter_weight_share == 0.0
 
 
 def test_reference_configs_match_the_fixtures_and_work_offline():
     for name, cfg in CONFIGS.items():
         assert {k: REFERENCE_CONFIGS[name][k] for k in cfg} == cfg
     mem = memory_for_specs("HuggingFaceTB/SmolLM-1.7B", "HuggingFaceTB/SmolLM-135M")
-    assert mem["target"]["kv_kib_per_token"] == 192 and mem["drafter"]["kv_kib_per_token"] == 22.5
-    assert mem["drafter"]["layers"] > mem["target"]["layers"]  # the drafter-choice article's deep, narrow drafter remark
+    assert mem.target.kv_kib_per_token == 192 and mem.drafter.kv_kib_per_token == 22.5
+    assert mem.drafter.layers > mem.target.layers  # the drafter-choice article's deep, narrow drafter remark
 
 
 def test_params_from_safetensors_match_the_loaded_model(tiny):

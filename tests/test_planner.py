@@ -6,6 +6,7 @@ Every number below is copied from the drafter-choice article (docs/DESIGN.md §9
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import xml.etree.ElementTree as ET
@@ -16,7 +17,9 @@ from hypothesis import strategies as st
 
 from app.core.errors import ArenaError
 from app.planner.advice import advice
-from app.planner.plan import plan_from_numbers
+from app.planner.measure import LookupAgreement
+from app.planner.plan import PlanOptions, plan_from_numbers
+from app.planner.types import MeasuredPoint, Vocabulary
 from app.planner.report import plan_to_csv
 from app.core.theory import (ARTICLE_ALPHAS, ARTICLE_CS, GAMMAS, best_gamma, gamma_table, predicted_speedup,
                                 table_around, verdict)
@@ -134,8 +137,7 @@ def test_alpha_must_exceed_c(alpha, c, gamma):
 
 
 def test_calculator_json_contract():
-    plan = plan_from_numbers(0.8, 0.05)
-    json.dumps(plan)
+    plan = json.loads(json.dumps(plan_from_numbers(0.8, 0.05).to_dict()))
     assert plan["alpha"] == 0.8 and plan["c"] == 0.05 and plan["best_gamma"] == 8
     assert round(plan["predicted_speedup"], 2) == 3.09
     assert list(plan["speedup_by_gamma"]) == [str(g) for g in GAMMAS]
@@ -154,7 +156,7 @@ def test_table_around_marks_the_measured_point():
 
 def test_svg_plot():
     plan = plan_from_numbers(0.7, 0.2)
-    plan["measured_points"] = [{"gamma": 3, "speedup": 1.2, "label": "measured <constant> & co"}]
+    plan.measured_points = [MeasuredPoint(3, 1.2, "measured <constant> & co")]
     svg = speedup_svg(plan)
     root = ET.fromstring(svg)  # well-formed, labels escaped
     ns = "{http://www.w3.org/2000/svg}"
@@ -172,18 +174,53 @@ def test_csv_export_round_trips_the_key_numbers():
     assert rows["table.cells.0.0.best_gamma"]
 
 
+def _smollm_pair():
+    """The article's SmolLM-1.7B + SmolLM-135M pair, from the built-in copies of their configs (24 and 30 layers)."""
+    from transformers import LlamaConfig
+
+    from app.planner.memory import REFERENCE_CONFIGS, arch_facts, pair_memory
+
+    target, drafter = (arch_facts(LlamaConfig(**REFERENCE_CONFIGS[f"HuggingFaceTB/SmolLM-{size}"]))
+                       for size in ("1.7B", "135M"))
+    return pair_memory(target, drafter)
+
+
 def test_advice_applies_the_article_situations():
-    mem = {"param_ratio": 1 / 100, "fits": True, "target": {"layers": 24}, "drafter": {"layers": 30}}
-    lines = advice({"alpha": 0.7, "c": 0.04, "vocabulary": {"identical": True, "target_size": 49152},
-                    "memory": mem, "lookup": {"value": 0.5}, "method": "drafter"})
-    text = " ".join(lines)
+    pair = _smollm_pair()
+    plan = plan_from_numbers(0.7, 0.04)
+    plan.method, plan.vocabulary = "drafter", Vocabulary(True, 49152, 49152, 49152)
+    plan.memory = dataclasses.replace(pair, param_ratio=1 / 100)
+    lookup = LookupAgreement(0.5, 0.6, 40, 5, 2)
+    text = " ".join(advice(plan, lookup))
     assert "identical" in text and "first row" in text and "prompt-lookup first" in text
     assert "30 layers" in text and "parameter ratio" in text  # c 0.04 is 4x the 0.01 ratio
-    big = advice({"alpha": 0.3, "c": 0.5, "memory": {"param_ratio": 0.5, "fits": False, "total_gb": 30.0,
-                                                     "context_tokens": 4096, "gpu_memory_gb": 24}})
-    text = " ".join(big)
+    big = plan_from_numbers(0.3, 0.5)
+    big.memory = dataclasses.replace(pair, param_ratio=0.5, fits=False, total_gb=30.0, context_tokens=4096,
+                                     gpu_memory_gb=24)
+    text = " ".join(advice(big))
     assert "too large" in text and "more than 24 GB" in text and "leave assisted decoding off" in text
-    uad = " ".join(advice({"vocabulary": {"identical": False, "target_size": 5, "drafter_size": 4,
-                                          "shared_strings": 3}, "do_sample": True, "temperature": 1.0}))
-    assert "needs uad" in uad and "serving temperature" in uad
-    assert "Only 10%" in " ".join(advice({"method": "prompt-lookup", "alpha": 0.1, "c": 0.001}))
+    uad = plan_from_numbers(0.5, 0.1)
+    uad.vocabulary = Vocabulary(False, 5, 4, 3)
+    text = " ".join(advice(uad, sampling=(True, 1.0)))
+    assert "needs uad" in text and "serving temperature" in text
+    lookup_plan = plan_from_numbers(0.1, 0.001)
+    lookup_plan.method = "prompt-lookup"
+    assert "Only 10%" in " ".join(advice(lookup_plan))
+
+
+def test_the_plan_type_gives_the_json_objects_keys_in_order():
+    """Plan.to_dict() is the plan --json object: a calculator's keys, a preset's models and memory after them, the
+    cost's projection only where a plan was measured; every value plain JSON."""
+    from app.planner.plan import calculator_plan
+
+    calc = plan_from_numbers(0.8, 0.05).to_dict()
+    assert list(calc) == ["mode", "alpha", "c", "best_gamma", "predicted_speedup", "speedup_by_gamma", "curve",
+                          "verdict", "table", "cost", "measured_points", "notes", "advice", "final"]
+    assert list(calc["curve"][0]) == ["gamma", "speedup", "tokens_per_round"] and "projection" not in calc["cost"]
+    assert calc["final"] == {"pays": "yes", "source": "predicted", "text": calc["verdict"]["text"],
+                             "prediction": calc["verdict"]["text"]}
+    with_models = calculator_plan(0.7, 0.2, PlanOptions(), None, "drafter").to_dict()
+    assert list(with_models)[14:] == ["preset", "method", "target", "assistant", "memory"]
+    assert with_models["memory"]["target"]["config_from"] == "built-in copy of the published config.json"
+    assert list(with_models["memory"]["target"])[:2] == ["model_type", "layers"]
+    assert json.loads(json.dumps(with_models)) == with_models

@@ -129,3 +129,35 @@ def test_uad_is_inferred_when_vocabularies_differ(run, tiny):
     assert plan["method"] == "uad" and plan["check"] is None and plan["vocabulary"]["identical"] is False
     # no race to observe alpha in with --no-check
     assert plan["alpha_source"] == "greedy agreement (the drafter-choice article's method)"
+
+
+def test_the_plan_builder_guesses_the_method_and_takes_the_lookup_length_from_its_preset(tiny):
+    """One builder (app/planner/request.py) for the page and the command line: models without a preset are the
+    command line's; their method is drafter when the vocabularies match (uad when not), and prompt lookup without a
+    length takes its own preset's."""
+    from app.core.errors import ArenaError
+    from app.core.knobs import FLAG, REQUEST
+    from app.core.presets import get_preset
+    from app.core.requests import Limits
+    from app.planner.request import plan_preset
+
+    lookup = plan_preset(None, {"target": tiny["llama_target"], "method": "prompt-lookup"}, Limits.operator(), FLAG)
+    assert lookup.prompt_lookup_num_tokens == get_preset("prompt-lookup").prompt_lookup_num_tokens
+    pair = {"target": tiny["llama_target"], "assistant": tiny["llama_drafter"]}
+    assert plan_preset(None, pair, Limits.operator(), FLAG).method == "drafter"
+    with pytest.raises(ArenaError, match="must name a preset"):
+        plan_preset(None, pair, Limits(allow_local=True), REQUEST)
+
+
+def test_the_page_and_the_command_line_refuse_alike(run, built, monkeypatch):
+    """A drafter for a method that drafts without one is the same one line on the page and on the command line."""
+    import gradio as gr
+
+    from app.ui.planner.handlers import PlanState
+
+    monkeypatch.setattr(gr, "Warning", lambda msg: None)
+    code, out, err = run("--preset", "offline-prompt-lookup", "--assistant", "HuggingFaceTB/SmolLM2-135M", "--no-check")
+    assert_clean_error(code, err, "drafts without a separate model")
+    frames = list(built.planner.handlers.plan_measure(PlanState(), "offline-prompt-lookup", "",
+                                                      "HuggingFaceTB/SmolLM2-135M", "", 8, 24, 4096, "bfloat16", "", 720))
+    assert len(frames) == 1 and "drafts without a separate model" in list(frames[0].values())[0]

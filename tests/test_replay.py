@@ -317,8 +317,7 @@ def test_save_trace_replaces_a_file_whole(recorded, tmp_path):
 def test_environment_names_the_gpu_on_cuda_and_the_cpu_otherwise(monkeypatch):
     import torch
 
-    from app.core.machine import cpu_name
-    from app.replay.tracefile import environment
+    from app.core.machine import cpu_name, race_environment as environment
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: f"Test GPU {i}")

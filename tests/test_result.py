@@ -11,7 +11,7 @@ from app.core.errors import ArenaError
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.race.stats import acceptance_by_position
 from app.core.theory import break_even_acceptance
-from app.race.why import explain_race, step_seconds, verify_slope
+from app.race.why import explain_race, rounds_verify_slope, step_seconds
 
 STEP = 0.05
 
@@ -91,7 +91,7 @@ def test_break_even_acceptance():
 def test_a_race_that_never_drafted_says_so():
     result = fake_result([Round(0, 0, "", 0.0, 0.3)] + [Round(0, 0, "", 0.0, STEP)] * 5)
     assert result.why.cost_ratio is None and result.why.verdict.startswith("No round drafted anything")
-    assert verify_slope(result.assisted.rounds, STEP) is None
+    assert rounds_verify_slope(result.assisted.rounds, STEP) is None
 
 
 def test_short_model_names_drop_the_packaging():

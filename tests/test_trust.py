@@ -111,19 +111,19 @@ def test_a_kept_run_recorded_under_load_is_not_reused_once_the_load_is_gone(tiny
 def test_the_planner_says_one_verdict_the_measured_one():
     from app.core.theory import verdict as theory
     from app.planner.plan import final_verdict, plan_from_numbers, projection_note
+    from app.planner.types import Verdict
     from app.ui.planner.render import cost_html, headline_html
 
     plan = plan_from_numbers(0.55, 0.5)  # in theory alpha exceeds c: 1.01x
-    assert plan["final"]["source"] == "predicted" and plan["final"]["pays"] == "yes"
-    plan["check"] = {"recommendation": "Use neither: plain generate() was faster (a 0.83x, b 0.58x).", "pays": "no"}
-    plan["final"] = final_verdict(plan)
+    assert plan.final.source == "predicted" and plan.final.pays == "yes"
+    plan.final = final_verdict(plan.verdict, ("no", "Use neither: plain generate() was faster (a 0.83x, b 0.58x)."))
     html = headline_html(plan)
     assert html.count('class="plan-verdict ') == 1 and "plan-verdict-no" in html and "Keep it off" in html
     assert "measured on your prompts" in html and "The prediction from alpha and c said" in html
     close = theory(0.3, 0.32, c_spread=(0.2, 0.5))
     assert close["close"] and "too close to call" in close["text"]
-    assert final_verdict({"verdict": close})["pays"] == "close"
+    assert final_verdict(Verdict(**close)).pays == "close"
     assert not theory(0.8, 0.05, c_spread=(0.04, 0.06))["close"]
     assert projection_note("cuda:0") is None and "measured on cpu" in projection_note("cpu")
-    plan["cost"]["projection"] = projection_note("cpu")
+    plan.cost.projection = projection_note("cpu")
     assert "Projected cost" in cost_html(plan) and "a projection" in cost_html(plan)

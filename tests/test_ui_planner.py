@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import gradio as gr
 import pytest
 
 from app.core.requests import Limits
+from app.planner.memory import MemoryUnavailable
 from app.planner.plan import PlanOptions, plan_from_numbers
+from app.planner.types import MeasuredPoint
 from app.planner.request import parse_prices, plan_options
 from app.render.status import status_html
 from app.ui.exports import export_dir
@@ -98,6 +102,18 @@ def test_bad_alpha_gives_a_clear_message(built, monkeypatch):
     assert "NAME=DOLLARS_PER_HOUR" in named(built.planner, handlers.plan_calculate(0.8, 0.05, "A10 costs a lot", 720))["status"]
 
 
+def test_the_fields_errors_name_them_by_their_page_labels(built, monkeypatch):
+    """A bad planner field's message starts with the label the page shows it under (one table, PLAN_NUMBERS)."""
+    from app.planner.request import PLAN_NUMBERS
+
+    monkeypatch.setattr(gr, "Warning", lambda msg: None)
+    for elem_id, knob in (("plan-gpu-memory", "gpu_memory"), ("plan-context", "context"), ("plan-dtype", "dtype"),
+                          ("plan-hours", "hours_per_month")):
+        assert by_elem_id(built, elem_id).label == PLAN_NUMBERS[knob].label
+    status = named(built.planner, built.planner.handlers.plan_calculate(0.8, 0.05, "", 800))["status"]
+    assert "GPU hours per month must be in (0, 744]; got 800" in status
+
+
 def test_alpha_not_above_c_says_so_in_plain_words():
     html = headline_html(plan_from_numbers(0.1, 0.2))
     assert "plan-verdict-no" in html and "does not exceed c" in html
@@ -107,9 +123,11 @@ def test_options_parse_and_reject():
     opts = plan_options(80, 8192, "float16", "L4=0.8; A100=1.5", 100, 16, Limits(max_new_tokens=64))
     assert (opts.gpu_memory_gb, opts.context_tokens, opts.dtype, opts.max_new_tokens) == (80, 8192, "float16", 16)
     assert [g.name for g in opts.gpus] == ["L4", "A100"] and parse_prices("")[0].name.startswith("A10")
-    for args, needle in [((0, 4096, "bfloat16", "", 720), "GPU memory"), ((24, 1.5, "bfloat16", "", 720), "Context"),
-                         ((24, 4096, "fp8", "", 720), "dtype"), ((24, 4096, "bfloat16", "", -1), "Hours")]:
-        with pytest.raises(Exception, match=needle):
+    for args, needle in [((0, 4096, "bfloat16", "", 720), "GPU memory (GB) must be"),
+                         ((24, 1.5, "bfloat16", "", 720), "Context (tokens) must be"),
+                         ((24, 4096, "fp8", "", 720), "Weights dtype must be"),
+                         ((24, 4096, "bfloat16", "", 800), "GPU hours per month must be in (0, 744]")]:
+        with pytest.raises(Exception, match=re.escape(needle)):
             plan_options(*args)
     with pytest.raises(Exception, match="between 1 and 64"):
         plan_options(24, 4096, "bfloat16", "", 720, 100, Limits(max_new_tokens=64))
@@ -119,11 +137,11 @@ def test_options_parse_and_reject():
 def test_render_functions_escape_text():
     evil = "<script>alert(1)</script>"
     plan = plan_from_numbers(0.7, 0.1, PlanOptions())
-    plan.update(target=evil, assistant=evil, method=evil, advice=[evil], notes=[evil])
-    plan["cost"]["rows"][0]["label"] = evil
-    plan["cost"]["gpus"][0]["gpu"] = evil
-    plan["memory"] = {"error": evil}
-    plan["measured_points"] = [{"gamma": 3, "speedup": 1.2, "label": evil}]
+    plan.target, plan.assistant, plan.method, plan.advice, plan.notes = evil, evil, evil, [evil], [evil]
+    plan.cost.rows[0] = dataclasses.replace(plan.cost.rows[0], label=evil)
+    plan.cost.gpus[0] = dataclasses.replace(plan.cost.gpus[0], gpu=evil)
+    plan.memory = MemoryUnavailable(evil)
+    plan.measured_points = [MeasuredPoint(3, 1.2, evil)]
     html = "".join([headline_html(plan), plot_html(plan), table_html(plan), check_html(plan), memory_html(plan),
                     cost_html(plan), advice_html(plan), status_html(evil, "error"), progress_html([evil, evil])])
     assert "<script>" not in html and "&lt;script&gt;" in html
@@ -149,8 +167,8 @@ def test_measure_streams_progress_and_a_plan(tiny, local_planner, monkeypatch):
     assert set(last) == {*REPORT, "measure", "stop"}
     assert "Measured" in last["status"], last["status"]
     plan = last["raw"]
-    assert plan is state.plan and plan["mode"] == "measured" and 0.0 <= plan["alpha"] <= 1.0
-    assert plan["check"]["constant"]["identical"]  # greedy assisted == plain greedy
+    assert plan == state.plan.to_dict() and plan["mode"] == "measured" and 0.0 <= plan["alpha"] <= 1.0
+    assert state.plan.check.constant.identical  # greedy assisted == plain greedy
     assert "alpha, by agreement" in last["headline"] and "Predicted vs measured" in last["check"]
     assert "plan-fit" in last["memory"]
     assert not state.running

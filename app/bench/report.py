@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .results import BenchResult, environment, write_results
+from ..core.machine import bench_environment
+from .results import BenchResult, write_results
 from .runner import Bench
 from .summary import summary_markdown
 from .suite import categories_of
@@ -39,7 +40,7 @@ def sweep_settings(bench: Bench) -> dict[str, Any]:
 
 def bench_result(bench: Bench, command: str | None = None) -> BenchResult:
     """The rows so far with their settings and environment (dtypes from the default racer when it ran)."""
-    return BenchResult(list(bench.rows), settings_of(bench, command), environment(getattr(bench.race_fn, "dtypes", None)),
+    return BenchResult(list(bench.rows), settings_of(bench, command), bench_environment(getattr(bench.race_fn, "dtypes", None)),
                        bench.stopped)
 
 

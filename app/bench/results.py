@@ -4,16 +4,12 @@ with list columns as JSON text) and reading them back; docs/DESIGN.md §4.4 desc
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import os
-import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
-from ..core.machine import cpu_name, device_name, library_versions
 from ..core.cells import csv_cell
 from ..core.requests import read_text_file
 from .regret import regret_report
@@ -23,19 +19,6 @@ FORMAT = "arena-bench/1"
 #: The largest results.json --compare reads (bytes).
 MAX_RESULTS_BYTES = 50_000_000
 LIST_COLUMNS = ("acceptance_by_position", "drafted_by_position", "accepted_by_position", "accepted_histogram")
-
-
-def environment(dtypes: dict[str, str] | None = None) -> dict[str, Any]:
-    """Where the numbers were measured: device and its name, dtype per preset, library versions, CPU, threads, date."""
-    import torch
-
-    cuda = torch.cuda.is_available()
-    dtypes = dict(dtypes or {})
-    return {"device": "cuda" if cuda else "cpu", "device_name": device_name("cuda" if cuda else "cpu"),
-            "dtype": ", ".join(sorted(set(dtypes.values()))) or None, "dtypes": dtypes, **library_versions(),
-            "platform": platform.platform(terse=True), "cpu": cpu_name(),
-            "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
 @dataclass

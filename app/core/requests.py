@@ -151,9 +151,15 @@ def check_new_tokens(value: Any, limits: Limits, origin: Origin = REQUEST) -> in
 
 
 def build_preset(preset_id: Any, changes: dict[str, Any], limits: Limits, origin: Origin = REQUEST) -> Preset:
-    """The preset `preset_id` with `changes` applied (:func:`apply_overrides`), within `limits`: the token cap, and
-    model ids that name no local folder unless the limits allow them (checked on the text, before any file call)."""
-    preset = apply_overrides(get_preset(check_preset_id(preset_id, origin)), changes, origin)
+    """The preset `preset_id` with `changes` applied (:func:`apply_overrides`), within `limits`
+    (:func:`within_limits`)."""
+    return within_limits(apply_overrides(get_preset(check_preset_id(preset_id, origin)), changes, origin), limits,
+                         origin)
+
+
+def within_limits(preset: Preset, limits: Limits, origin: Origin = REQUEST) -> Preset:
+    """`preset` when it keeps to `limits`: the token cap, and model ids that name no local folder unless the limits
+    allow them (checked on the text, before any file call)."""
     check_token_cap(preset.max_new_tokens, limits, origin)
     if not limits.allow_local:
         for spec in filter(None, (preset.target, preset.assistant, preset.tokenizer, preset.assistant_tokenizer)):

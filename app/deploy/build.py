@@ -8,7 +8,7 @@ from types import ModuleType
 from ..core.errors import ArenaError
 from ..core.presets import Preset, get_preset
 from . import llamacpp, sglang, vllm
-from .spec import Deployment, draft_length, endpoint_note, ngram_size
+from .spec import Deployment, SavedPlan, draft_length, endpoint_note, ngram_size
 
 ENGINES: dict[str, ModuleType] = {m.ENGINE: m for m in (vllm, sglang, llamacpp)}
 
@@ -31,8 +31,8 @@ def unsupported_message(preset: Preset, engine: str) -> str | None:
             f"python -m app deploy --preset {preset.id} --engine {engine} --closest.")
 
 
-def deploy(preset: Preset | str, engine: str, plan: dict | None = None, closest: bool = False) -> Deployment:
-    """The serving command for `preset` on `engine` (docs/DESIGN.md §4.2): plan (``python -m app plan --json``) sets
+def deploy(preset: Preset | str, engine: str, plan: SavedPlan | None = None, closest: bool = False) -> Deployment:
+    """The serving command for `preset` on `engine` (docs/DESIGN.md §4.2): plan (a saved plan, :func:`read_plan`) sets
     the draft length; closest: build the engine's closest method (labelled) instead of raising for a missing one."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
     module = engine_module(engine)
@@ -53,7 +53,7 @@ def deploy(preset: Preset | str, engine: str, plan: dict | None = None, closest:
                       checked_against=module.CHECKED)
 
 
-def deploy_all(preset: Preset | str, plan: dict | None = None) -> dict[str, Deployment | str]:
+def deploy_all(preset: Preset | str, plan: SavedPlan | None = None) -> dict[str, Deployment | str]:
     """Every engine for one preset: its Deployment, or the one-line reason it has no equivalent."""
     preset = get_preset(preset) if isinstance(preset, str) else preset
     return {engine: unsupported_message(preset, engine) or deploy(preset, engine, plan) for engine in ENGINES}

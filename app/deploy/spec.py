@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..core.jsonfields import JsonReader
 from ..core.presets import Preset
 from ..core.requests import read_text_file
 from ..core.sources import HUB_EQUIVALENTS
@@ -112,8 +113,23 @@ def gguf_notes(*specs: str | None) -> list[str]:
     return notes
 
 
-def read_plan(path: Path | str) -> dict:
-    """A plan object written by ``python -m app plan --json`` or the Planner tab's JSON download."""
+@dataclass(frozen=True)
+class SavedPlan:
+    """What a saved plan says about the draft length (the ``plan --json`` object, docs/DESIGN.md §4.1): its best
+    gamma, and the hardware-adjusted one when it has one; which preset, method and device it was planned for and
+    its mode (None where the file does not say)."""
+
+    best_gamma: int | float
+    adjusted_gamma: int | float | None = None
+    preset: str | None = None
+    method: str | None = None
+    device: str | None = None
+    mode: str | None = None
+
+
+def read_plan(path: Path | str) -> SavedPlan:
+    """The draft-length fields of a plan written by ``python -m app plan --json`` or the Planner tab's JSON download,
+    read with the one JSON reader (app/core/jsonfields.py): a wrong field is one line naming the file and the field."""
     text = read_text_file(path, "plan file", MAX_PLAN_BYTES)
     try:
         plan = json.loads(text)
@@ -122,26 +138,28 @@ def read_plan(path: Path | str) -> dict:
                          "python -m app plan --json.") from None
     if not isinstance(plan, dict) or "best_gamma" not in plan:
         raise ArenaError(f"The plan file {path} has no best_gamma: write it with python -m app plan --json.")
-    return plan
+    reader, number = JsonReader(str(path)), (int, float)
+    hardware = reader.get(plan, "hardware_adjusted", (dict,), optional=True) or {}
+    return SavedPlan(reader.get(plan, "best_gamma", number),
+                     reader.get(hardware, "best_gamma", number, "hardware_adjusted", optional=True),
+                     *(reader.get(plan, key, (str,), optional=True) for key in ("preset", "method", "device", "mode")))
 
 
-def _plan_gamma(plan: dict, preset: Preset) -> DraftLength:
-    for key in ("preset", "method"):
-        theirs, ours = plan.get(key), getattr(preset, "id" if key == "preset" else "method")
+def _plan_gamma(plan: SavedPlan, preset: Preset) -> DraftLength:
+    for key, ours in (("preset", preset.id), ("method", preset.method)):
+        theirs = getattr(plan, key)
         if theirs is not None and theirs != ours:
             raise ArenaError(f"The plan is for {key} {theirs!r}, not {ours!r}: plan this preset first.")
-    hardware = plan.get("hardware_adjusted") or {}
-    on_gpu = str(plan.get("device", "")).startswith("cuda") and "best_gamma" in hardware
-    gamma = hardware["best_gamma"] if on_gpu else plan["best_gamma"]
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not math.isfinite(gamma) \
-            or gamma != int(gamma) or not 1 <= gamma <= MAX_DRAFT_LENGTH:
+    on_gpu = str(plan.device or "").startswith("cuda") and plan.adjusted_gamma is not None
+    gamma = plan.adjusted_gamma if on_gpu else plan.best_gamma
+    if not math.isfinite(gamma) or gamma != int(gamma) or not 1 <= gamma <= MAX_DRAFT_LENGTH:
         raise ArenaError(f"The plan's best_gamma must be a whole number 1..{MAX_DRAFT_LENGTH}; got {gamma!r}.")
     how = ("measured on a GPU, adjusted for its verification cost" if on_gpu else
-           "measured" if plan.get("mode") == "measured" else "calculator: alpha and c typed in")
+           "measured" if plan.mode == "measured" else "calculator: alpha and c typed in")
     return DraftLength(int(gamma), f"the planner's best gamma ({how})")
 
 
-def draft_length(preset: Preset, plan: dict | None = None, method: str | None = None) -> DraftLength:
+def draft_length(preset: Preset, plan: SavedPlan | None = None, method: str | None = None) -> DraftLength:
     """Gamma for the engines: the plan's best gamma when a plan is given, else what the preset sets.
 
     method: the method the command is built for (the preset's, or the closest one an engine has).

@@ -11,11 +11,6 @@ from ..core.presets import Preset
 from ..core.requests import Limits, RaceRequest
 from .measure import ObservedAlpha, Progress, observed_alpha
 
-#: transformers' dynamic draft length for a drafter (its default): stop below confidence 0.4, at most 20.
-DYNAMIC_DEFAULT = {"num_assistant_tokens": 20, "num_assistant_tokens_schedule": "constant",
-                   "assistant_confidence_threshold": 0.4}
-
-
 @dataclass
 class CheckRun:
     """One setting raced on every prompt. measured_speedup: total tokens over total seconds, assisted vs
@@ -37,21 +32,6 @@ class CheckRun:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def constant_knobs(kind: str, gamma: int) -> dict[str, Any]:
-    """Knobs that make the method draft exactly `gamma` tokens a round (constant schedule, no confidence stop)."""
-    if kind == "lookup":
-        return {"prompt_lookup_num_tokens": gamma}
-    return {"num_assistant_tokens": gamma, "num_assistant_tokens_schedule": "constant",
-            "assistant_confidence_threshold": 0.0}
-
-
-def default_knobs(kind: str, preset: Preset) -> tuple[str, dict[str, Any]]:
-    """(label, knobs) of the setting the best constant gamma is checked against."""
-    if kind == "lookup":
-        return f"preset setting (prompt_lookup_num_tokens={preset.prompt_lookup_num_tokens})", {}
-    return "dynamic default (confidence 0.4, at most 20)", dict(DYNAMIC_DEFAULT)
 
 
 def modelled_speedup(rounds: Sequence[Any], c: float) -> float | None:

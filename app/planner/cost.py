@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..core.errors import ArenaError
+from ..core.jsonfields import not_in_json
 
 HOURS_PER_MONTH = 720.0  # the drafter-choice article's month: 30 days x 24 h
 
@@ -51,23 +52,61 @@ def monthly_cost(gpu: GpuPrice, hours_per_month: float = HOURS_PER_MONTH) -> flo
     return gpu.dollars_per_hour * hours_per_month
 
 
+@dataclass(frozen=True)
+class GpuSaving:
+    """One GPU's figures in a savings row: its price, a month's cost and the dollars a month the speedup saves."""
+
+    gpu: str
+    dollars_per_hour: float
+    monthly_cost: float
+    monthly_savings: float
+
+
+@dataclass(frozen=True)
+class SavingsRow:
+    """One row of the drafter-choice article's savings table: a labelled speedup, the share of GPU time it saves
+    (negative: it costs more), and per GPU what that is worth a month."""
+
+    label: str
+    speedup: float
+    gpu_time_saved: float
+    per_gpu: list[GpuSaving]
+
+
+@dataclass(frozen=True)
+class ListedGpu:
+    """A GPU price as a plan lists it (the JSON's ``{"gpu", "dollars_per_hour"}``)."""
+
+    gpu: str
+    dollars_per_hour: float
+
+
+@dataclass
+class CostSummary:
+    """A plan's cost: the hours a month, where the prices come from, the GPUs and a savings row per labelled speedup.
+    projection: why the prices are a projection (a plan measured off a GPU), None when they are not; written into a
+    measured plan only (app/planner/types.py)."""
+
+    hours_per_month: float
+    price_source: str
+    gpus: list[ListedGpu]
+    rows: list[SavingsRow]
+    projection: str | None = not_in_json(default=None)
+
+
 def savings_row(speedup: float, gpus: Iterable[GpuPrice] = DEFAULT_GPUS, hours_per_month: float = HOURS_PER_MONTH,
-                label: str = "") -> dict[str, Any]:
+                label: str = "") -> SavingsRow:
     """One row of the drafter-choice article's savings table (docs/DESIGN.md §9): GPU time saved and dollars
     saved per month for each GPU."""
     saved = gpu_time_saved(speedup)
-    return {
-        "label": label, "speedup": round(speedup, 4), "gpu_time_saved": round(saved, 6),
-        "per_gpu": [{"gpu": g.name, "dollars_per_hour": g.dollars_per_hour,
-                     "monthly_cost": round(monthly_cost(g, hours_per_month), 2),
-                     "monthly_savings": round(monthly_cost(g, hours_per_month) * saved, 4)} for g in gpus],
-    }
+    return SavingsRow(label, round(speedup, 4), round(saved, 6),
+                      [GpuSaving(g.name, g.dollars_per_hour, round(monthly_cost(g, hours_per_month), 2),
+                                 round(monthly_cost(g, hours_per_month) * saved, 4)) for g in gpus])
 
 
-def cost_summary(speedups: dict[str, float], gpus: Iterable[GpuPrice] = DEFAULT_GPUS,
-                 hours_per_month: float = HOURS_PER_MONTH) -> dict[str, Any]:
+def cost_summary(speedups: dict[str, float | None], gpus: Iterable[GpuPrice] = DEFAULT_GPUS,
+                 hours_per_month: float = HOURS_PER_MONTH) -> CostSummary:
     """Savings rows for labelled speedups (e.g. {'predicted': 1.8, 'measured': 1.4}); zero/None skipped."""
     gpus = tuple(gpus)
     rows = [savings_row(s, gpus, hours_per_month, label) for label, s in speedups.items() if s]
-    return {"hours_per_month": hours_per_month, "price_source": PRICE_SOURCE,
-            "gpus": [{"gpu": g.name, "dollars_per_hour": g.dollars_per_hour} for g in gpus], "rows": rows}
+    return CostSummary(hours_per_month, PRICE_SOURCE, [ListedGpu(g.name, g.dollars_per_hour) for g in gpus], rows)

@@ -1,9 +1,9 @@
-"""Measuring alpha on real prompts (docs/DESIGN.md §5.5): by greedy agreement per method (:data:`HOW`) and as
-observed in the rounds of real assisted runs; c and the verification slope are in timing.py."""
+"""Measuring alpha on real prompts (docs/DESIGN.md §5.5): the pieces of alpha by greedy agreement (each kind of draft
+puts them together its own way, app/planner/kinds.py) and alpha as observed in the rounds of real assisted runs; c and
+the verification slope are in timing.py."""
 
 from __future__ import annotations
 
-import statistics
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator, Sequence
@@ -15,16 +15,9 @@ from ..core.presets import Preset
 from ..core.requests import Limits
 from ..core.theory import per_token_alpha
 from ..race.hooks import private_view
-from ..race.methods import METHODS
 from ..race.prepare import RaceSetup, generate_call, prepare
 
-KIND_BY_METHOD = {m.id: m.plan_kind for m in METHODS.values() if m.plan_kind}
 Progress = Callable[[str], None]
-HOW = {"drafter": "drafter top-1 on the target's greedy text (teacher forcing)",
-       "early-exit": "top-1 of the first {exit} layers on the target's greedy text",
-       "lookup": "first n-gram lookup proposal at each position of the target's greedy text (no match = miss)",
-       "uad": "drafter top-1 on the target's greedy text re-tokenized by the drafter; counted in drafter "
-              "tokens, so not the per-target-token acceptance the formula uses"}
 
 
 @dataclass
@@ -75,15 +68,6 @@ class ObservedAlpha:
         return asdict(self)
 
 
-def method_kind(method: str) -> str:
-    """'drafter' | 'uad' | 'early-exit' | 'lookup' for a method id; ArenaError for methods not measurable here."""
-    if method not in KIND_BY_METHOD:
-        raise ArenaError(f"The planner measures {', '.join(KIND_BY_METHOD)} presets; "
-                         f"'{method}' drafts from the target's own hidden states, so use the calculator "
-                         "(--alpha A --c C) with alpha from a race.")
-    return KIND_BY_METHOD[method]
-
-
 @contextmanager
 def borrowed_tokenizers(setup: RaceSetup) -> Iterator[tuple[Any, Any]]:
     """(target, assistant or None) tokenizer copies this thread may use exclusively (see core/tokenizers.py)."""
@@ -118,7 +102,8 @@ def _top1(model: Any, ids: torch.Tensor) -> torch.Tensor:
     return model(input_ids=ids.to(model.device), use_cache=False).logits[0].argmax(-1).cpu()
 
 
-def _teacher_forced(model: Any, setup: RaceSetup, ref: list[int]) -> tuple[int, int]:
+def teacher_forced(model: Any, setup: RaceSetup, ref: list[int]) -> tuple[int, int]:
+    """(positions where `model`'s top-1 equals the target's greedy token `ref`, positions), reading the target's text."""
     n = setup.input_ids.shape[1]
     seq = torch.cat([setup.input_ids.cpu(), torch.tensor([ref])], dim=1)
     pred = _top1(model, seq)[n - 1:-1]
@@ -135,7 +120,8 @@ def exit_view(model: Any, exit_layer: int) -> Any:
     return view
 
 
-def _lookup_agreement(setup: RaceSetup, ref: list[int], num_tokens: int, ngram: int) -> tuple[int, int, int]:
+def lookup_agreement(setup: RaceSetup, ref: list[int], num_tokens: int, ngram: int) -> tuple[int, int, int]:
+    """(positions where the first n-gram lookup proposal equals `ref`'s token, positions, positions with a proposal)."""
     from transformers.generation.candidate_generator import PromptLookupCandidateGenerator
 
     gen = PromptLookupCandidateGenerator(num_output_tokens=num_tokens, max_matching_ngram_size=ngram, max_length=10 ** 9)
@@ -166,7 +152,7 @@ def _uad_scored_positions(setup: RaceSetup, ref: list[int]) -> tuple[torch.Tenso
         return enc["input_ids"], list(range(max(first, 1), enc["input_ids"].shape[1]))
 
 
-def _uad_agreement(setup: RaceSetup, ref: list[int]) -> tuple[int, int]:
+def uad_agreement(setup: RaceSetup, ref: list[int]) -> tuple[int, int]:
     """Drafter top-1 agreement on the target's text re-tokenized by the drafter (counted in drafter tokens)."""
     ids, scored = _uad_scored_positions(setup, ref)
     if not scored:
@@ -176,43 +162,12 @@ def _uad_agreement(setup: RaceSetup, ref: list[int]) -> tuple[int, int]:
     return int((pred[idx - 1] == ids[0, idx]).sum()), len(scored)
 
 
-def _prompt_agreement(setup: RaceSetup, ref: list[int], kind: str) -> tuple[int, int, int | None]:
-    """(matches, positions, lookup proposals or None) on one prompt."""
-    preset = setup.preset
-    if kind == "drafter":
-        return (*_teacher_forced(setup.assistant.model, setup, ref), None)
-    if kind == "early-exit":
-        return (*_teacher_forced(exit_view(setup.target.model, preset.assistant_early_exit), setup, ref), None)
-    if kind == "lookup":
-        return _lookup_agreement(setup, ref, preset.prompt_lookup_num_tokens, preset.max_matching_ngram_size or 2)
-    return (*_uad_agreement(setup, ref), None)
-
-
-def agreement_alpha(setups: Sequence[RaceSetup], refs: Sequence[list[int]]) -> AgreementAlpha:
-    """alpha by greedy agreement over prompts (see the module docstring)."""
-    preset = setups[0].preset
-    kind = method_kind(preset.method)
-    per_prompt = []
-    for setup, ref in zip(setups, refs):
-        m, p, proposed = _prompt_agreement(setup, ref, kind)
-        per_prompt.append({"matches": m, "positions": p, "alpha": m / p if p else None, "proposed": proposed})
-    valid = [x["alpha"] for x in per_prompt if x["alpha"] is not None]
-    positions = sum(x["positions"] for x in per_prompt)
-    proposed_total = sum(x["proposed"] or 0 for x in per_prompt)
-    return AgreementAlpha(
-        value=statistics.mean(valid) if valid else None,
-        pooled=sum(x["matches"] for x in per_prompt) / positions if positions else None,
-        space="drafter tokens" if kind == "uad" else "target tokens",
-        how=HOW[kind].format(exit=preset.assistant_early_exit), per_prompt=per_prompt,
-        proposal_rate=proposed_total / positions if positions and kind == "lookup" else None, is_lookup=kind == "lookup")
-
-
 def lookup_alpha(setups: Sequence[RaceSetup], refs: Sequence[list[int]], num_tokens: int = 5,
                  ngram: int = 2) -> LookupAgreement:
     """What prompt lookup would get on these prompts (costs no model call): agreement and proposal rate."""
     m = p = q = 0
     for setup, ref in zip(setups, refs):
-        a, b, c = _lookup_agreement(setup, ref, num_tokens, ngram)
+        a, b, c = lookup_agreement(setup, ref, num_tokens, ngram)
         m, p, q = m + a, p + b, q + c
     return LookupAgreement(m / p if p else None, q / p if p else None, p, num_tokens, ngram)
 

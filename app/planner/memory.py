@@ -7,16 +7,20 @@ from __future__ import annotations
 import json
 import math
 import struct
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..core.jsonfields import omitted_when_none
 
 #: Bytes per weight at each dtype name. "int8"/"4bit" are bitsandbytes weight formats; their KV
 #: cache stays at the compute dtype (bf16), see :func:`kv_dtype`.
 DTYPE_BYTES = {"float32": 4.0, "bfloat16": 2.0, "float16": 2.0, "int8": 1.0, "4bit": 0.5}
 GB, KIB, MIB, GIB = 1e9, 1024, 1024 ** 2, 1024 ** 3
+#: The memory maths' defaults everywhere a plan is asked for (page, API, command line): weights at bfloat16, a
+#: 4,096-token context, a 24 GB GPU (the drafter-choice article's "24 GB-class GPU").
+DEFAULT_DTYPE, DEFAULT_CONTEXT_TOKENS, DEFAULT_GPU_MEMORY_GB = "bfloat16", 4096, 24.0
 
 #: Numbers of the published config.json files of the drafter-choice article's reference models, used when the
 #: hub cannot be reached (every machine here). Values checked against the article's memory table
@@ -113,12 +117,12 @@ def arch_facts(config: Any, n_params: int | None = None, params_from: str = "") 
                      int(text.vocab_size), sliding, int(window) if sliding else None, int(n_params), params_from)
 
 
-def kv_bytes_per_token(facts: ArchFacts, dtype: str = "bfloat16") -> float:
+def kv_bytes_per_token(facts: ArchFacts, dtype: str = DEFAULT_DTYPE) -> float:
     """2 x layers x KV heads x head dim x bytes: KV-cache bytes one token adds (all layers, no window)."""
     return 2 * facts.layers * facts.kv_heads * facts.head_dim * weight_bytes_per_param(kv_dtype(dtype))
 
 
-def kv_cache_bytes(facts: ArchFacts, context: int, dtype: str = "bfloat16") -> float:
+def kv_cache_bytes(facts: ArchFacts, context: int, dtype: str = DEFAULT_DTYPE) -> float:
     """KV-cache bytes at `context` tokens; sliding-window layers hold at most `sliding_window` tokens."""
     per_layer_token = 2 * facts.kv_heads * facts.head_dim * weight_bytes_per_param(kv_dtype(dtype))
     full = facts.layers - facts.sliding_layers
@@ -167,22 +171,68 @@ def facts_for(spec: str, allow_local: bool = False) -> tuple[ArchFacts, str]:
         return arch_facts(config, n_file, "safetensors headers"), origin
 
 
-def model_memory(facts: ArchFacts, dtype: str, context: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ModelMemory(ArchFacts):
+    """One model's weights and KV cache: its ArchFacts plus bytes and the article's display units (weights in GB,
+    KV cache in KiB per token and MiB at the context). config_from: where its config was read (None: not said)."""
+
+    params_billion: float = 0.0
+    weight_bytes: int = 0
+    weight_gb: float = 0.0
+    kv_bytes_per_token: int = 0
+    kv_kib_per_token: float = 0.0
+    kv_bytes_at_context: int = 0
+    kv_mib_at_context: float = 0.0
+    config_from: str | None = omitted_when_none(default=None)
+
+
+@dataclass(frozen=True)
+class PairMemory:
+    """Target + drafter at `dtype` with `context_tokens` cached, against a GPU of `gpu_memory_gb` (docs/DESIGN.md
+    §5.11). drafter None: the method drafts without a second model; shares: the drafter's part of the target's
+    weights and cache; param_ratio: drafter / target parameters (None without a drafter); total in bytes and GB;
+    fits: total <= GPU memory, headroom_gb the rest; max_context_tokens_that_fit: the longest context the pair
+    fits with."""
+
+    dtype: str
+    kv_dtype: str
+    context_tokens: int
+    gpu_memory_gb: float
+    target: ModelMemory
+    drafter: ModelMemory | None
+    drafter_note: str
+    drafter_weight_share: float
+    drafter_kv_share: float
+    param_ratio: float | None
+    total_bytes: int
+    total_gb: float
+    fits: bool
+    headroom_gb: float
+    max_context_tokens_that_fit: int
+    target_alone_fits: bool
+
+
+@dataclass(frozen=True)
+class MemoryUnavailable:
+    """Why a plan has no memory figures (a config that cannot be read here), one line."""
+
+    error: str
+
+
+def model_memory(facts: ArchFacts, dtype: str, context: int) -> ModelMemory:
     """Weights and KV cache of one model: bytes plus the article's display units (GB, KiB, MiB)."""
     w = facts.n_params * weight_bytes_per_param(dtype)
     per_token = kv_bytes_per_token(facts, dtype)
     at_ctx = kv_cache_bytes(facts, context, dtype)
-    return {
-        **asdict(facts),
-        "params_billion": round(facts.n_params / 1e9, 4),
-        "weight_bytes": int(w), "weight_gb": round(w / GB, 3),
-        "kv_bytes_per_token": int(per_token), "kv_kib_per_token": round(per_token / KIB, 3),
-        "kv_bytes_at_context": int(at_ctx), "kv_mib_at_context": round(at_ctx / MIB, 2),
-    }
+    return ModelMemory(**{f: getattr(facts, f) for f in ArchFacts.__dataclass_fields__},
+                       params_billion=round(facts.n_params / 1e9, 4), weight_bytes=int(w), weight_gb=round(w / GB, 3),
+                       kv_bytes_per_token=int(per_token), kv_kib_per_token=round(per_token / KIB, 3),
+                       kv_bytes_at_context=int(at_ctx), kv_mib_at_context=round(at_ctx / MIB, 2))
 
 
-def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = "bfloat16", context: int = 4096,
-                gpu_memory_gb: float = 24.0, drafter_note: str = "") -> dict[str, Any]:
+def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = DEFAULT_DTYPE,
+                context: int = DEFAULT_CONTEXT_TOKENS, gpu_memory_gb: float = DEFAULT_GPU_MEMORY_GB,
+                drafter_note: str = "") -> PairMemory:
     """Memory of target + drafter at `dtype` with `context` cached tokens, against a GPU of `gpu_memory_gb`
     (docs/DESIGN.md §5.11), with the drafter's share of weights and cache. drafter None: the method drafts without
     a second model (prompt lookup, early exit), so it adds no weights and no cache."""
@@ -192,32 +242,40 @@ def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = "bflo
         raise ArenaError(f"The GPU memory size must be a positive number of GB; got {gpu_memory_gb}.")
     t = model_memory(target, dtype, context)
     d = model_memory(drafter, dtype, context) if drafter is not None else None
-    weights = t["weight_bytes"] + (d["weight_bytes"] if d else 0)
-    kv = t["kv_bytes_at_context"] + (d["kv_bytes_at_context"] if d else 0)
-    per_token = t["kv_bytes_per_token"] + (d["kv_bytes_per_token"] if d else 0)
+    weights = t.weight_bytes + (d.weight_bytes if d else 0)
+    kv = t.kv_bytes_at_context + (d.kv_bytes_at_context if d else 0)
+    per_token = t.kv_bytes_per_token + (d.kv_bytes_per_token if d else 0)
     capacity = gpu_memory_gb * GB
     total = weights + kv
     max_tokens = max(0, int((capacity - weights) // per_token)) if per_token else 0
-    return {
-        "dtype": dtype, "kv_dtype": kv_dtype(dtype), "context_tokens": context, "gpu_memory_gb": gpu_memory_gb,
-        "target": t, "drafter": d, "drafter_note": drafter_note,
-        "drafter_weight_share": round(d["weight_bytes"] / t["weight_bytes"], 4) if d else 0.0,
-        "drafter_kv_share": round(d["kv_bytes_at_context"] / t["kv_bytes_at_context"], 4) if d else 0.0,
-        "param_ratio": round(drafter.n_params / target.n_params, 5) if drafter else None,
-        "total_bytes": int(total), "total_gb": round(total / GB, 3),
-        "fits": total <= capacity, "headroom_gb": round((capacity - total) / GB, 3),
-        "max_context_tokens_that_fit": max_tokens,
-        "target_alone_fits": t["weight_bytes"] + t["kv_bytes_at_context"] <= capacity,
-    }
+    return PairMemory(
+        dtype=dtype, kv_dtype=kv_dtype(dtype), context_tokens=context, gpu_memory_gb=gpu_memory_gb,
+        target=t, drafter=d, drafter_note=drafter_note,
+        drafter_weight_share=round(d.weight_bytes / t.weight_bytes, 4) if d else 0.0,
+        drafter_kv_share=round(d.kv_bytes_at_context / t.kv_bytes_at_context, 4) if d else 0.0,
+        param_ratio=round(drafter.n_params / target.n_params, 5) if drafter else None,
+        total_bytes=int(total), total_gb=round(total / GB, 3),
+        fits=total <= capacity, headroom_gb=round((capacity - total) / GB, 3),
+        max_context_tokens_that_fit=max_tokens,
+        target_alone_fits=t.weight_bytes + t.kv_bytes_at_context <= capacity)
 
 
-def memory_for_specs(target: str, assistant: str | None, dtype: str = "bfloat16", context: int = 4096,
-                     gpu_memory_gb: float = 24.0, drafter_note: str = "", allow_local: bool = False) -> dict[str, Any]:
-    """:func:`pair_memory` for model specs (configs read with :func:`load_config`)."""
+def memory_for_specs(target: str, assistant: str | None, dtype: str = DEFAULT_DTYPE,
+                     context: int = DEFAULT_CONTEXT_TOKENS, gpu_memory_gb: float = DEFAULT_GPU_MEMORY_GB,
+                     drafter_note: str = "", allow_local: bool = False) -> PairMemory:
+    """:func:`pair_memory` for model specs (configs read with :func:`load_config`), each model saying where its
+    config came from."""
     t_facts, t_origin = facts_for(target, allow_local)
     d_facts, d_origin = facts_for(assistant, allow_local) if assistant else (None, None)
     out = pair_memory(t_facts, d_facts, dtype, context, gpu_memory_gb, drafter_note)
-    out["target"]["config_from"] = t_origin
-    if out["drafter"] is not None:
-        out["drafter"]["config_from"] = d_origin
-    return out
+    return replace(out, target=replace(out.target, config_from=t_origin),
+                   drafter=replace(out.drafter, config_from=d_origin) if out.drafter is not None else None)
+
+
+def memory_or_reason(target: str, assistant: str | None, dtype: str, context: int, gpu_memory_gb: float,
+                     drafter_note: str = "", allow_local: bool = False) -> PairMemory | MemoryUnavailable:
+    """:func:`memory_for_specs`, or the one line why it cannot be computed here (a plan still has its other parts)."""
+    try:
+        return memory_for_specs(target, assistant, dtype, context, gpu_memory_gb, drafter_note, allow_local)
+    except ArenaError as exc:
+        return MemoryUnavailable(str(exc))

@@ -1,9 +1,10 @@
-"""The draft planner: a plan (one JSON-ready dict, the Planner tab's whole input) from numbers or measurements.
+"""The draft planner: a :class:`~app.planner.types.Plan` (the Planner tab's whole input, the ``plan --json`` object)
+from numbers or measurements.
 
 :func:`plan_from_numbers` is the calculator (alpha and c given); :func:`calculator_plan` adds memory
 from configs when models are named; :func:`plan_for_preset` measures alpha and c first
-(measure.py, timing.py), checks the prediction with real races (check.py), and adds memory, cost and
-advice. The formulas are in theory.py; docs/DESIGN.md §5 has their sources.
+(the method's kind, kinds.py), checks the prediction with real races (check.py), and adds memory, cost and
+advice; an engine's plan is engine_plan.py's. The formulas are in theory.py; docs/DESIGN.md §5 has their sources.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from ..core.theory import best_gamma, predicted_speedup, speedup_curve, table_ar
 from ..race.prepare import RaceSetup
 from ..race.stats import EVEN_BAND
 from .advice import advice, vocabulary_check
-from .check import CheckRun, constant_knobs, default_knobs, race_prompts
+from .check import CheckRun, race_prompts
 from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
-from .measure import (AgreementAlpha, LookupAgreement, Progress, agreement_alpha, borrowed_tokenizers, lookup_alpha,
-                      method_kind, prepare_all, reference_tokens)
-from .memory import memory_for_specs
-from .timing import VERIFY_K, StepRatio, VerifySlope, measure_c, verify_slope
+from .kinds import DraftKind, draft_kind
+from .measure import (AgreementAlpha, LookupAgreement, Progress, borrowed_tokenizers, lookup_alpha, prepare_all,
+                      reference_tokens)
+from .memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, memory_or_reason
+from .timing import VERIFY_K, StepRatio, VerifySlope, timed_verify_slope
+from .types import (Check, CurvePoint, FinalVerdict, GammaTable, HardwareAdjusted, MeasuredPoint, Measurement, Plan,
+                    Verdict)
 
 
 @dataclass
@@ -32,9 +36,9 @@ class PlanOptions:
     max_new_tokens (None: the preset's), repeats x steps: the c timing; check: race the prediction;
     limits: the request's (the server's, or Limits.operator() on the command line): caps, local folders, work budget."""
 
-    dtype: str = "bfloat16"
-    context_tokens: int = 4096
-    gpu_memory_gb: float = 24.0
+    dtype: str = DEFAULT_DTYPE
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    gpu_memory_gb: float = DEFAULT_GPU_MEMORY_GB
     gpus: tuple[GpuPrice, ...] = DEFAULT_GPUS
     hours_per_month: float = HOURS_PER_MONTH
     max_new_tokens: int | None = None
@@ -45,7 +49,7 @@ class PlanOptions:
 
 
 @dataclass
-class Measurement:
+class Measured:
     """Everything measured before predicting. alpha: the value the prediction uses (alpha_source says which)."""
 
     setups: list[RaceSetup]
@@ -63,26 +67,31 @@ class Measurement:
         return self.c.value + self.verify.value
 
 
+def curve_points(alpha: float, c: float, tokens: bool = True) -> list[CurvePoint]:
+    """Theorem 3.8's curve over gamma 1..20, rounded as the JSON shows it; tokens: with tokens per round."""
+    return [CurvePoint(p["gamma"], round(p["speedup"], 4), round(p["tokens_per_round"], 4) if tokens else None)
+            for p in speedup_curve(alpha, c)]
+
+
 def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions(),
-                      speedup_for_cost: float | None = None) -> dict[str, Any]:
-    """The calculator: curve, best gamma, table around (alpha, c), verdict, cost at the predicted speedup."""
+                      speedup_for_cost: float | None = None, c_spread: tuple[float, float] | None = None) -> Plan:
+    """The calculator: curve, best gamma, table around (alpha, c), verdict (c_spread: c's measured low..high, when
+    measured), cost at the predicted speedup."""
     g, s = best_gamma(alpha, c)
-    curve = speedup_curve(alpha, c)
-    return {
-        "mode": "calculator", "alpha": round(alpha, 4), "c": round(c, 5), "best_gamma": g,
-        "predicted_speedup": round(s, 4),
-        "speedup_by_gamma": {str(p["gamma"]): round(p["speedup"], 4) for p in curve},
-        "curve": [{k: round(v, 4) if isinstance(v, float) else v for k, v in p.items()} for p in curve],
-        "verdict": verdict(alpha, c), "table": table_around(alpha, c),
-        "cost": cost_summary({"predicted": s, "given": speedup_for_cost}, options.gpus, options.hours_per_month),
-        "measured_points": [], "notes": [], "advice": advice({"alpha": alpha, "c": c}),
-        "final": final_verdict({"verdict": verdict(alpha, c)}),
-    }
+    curve = curve_points(alpha, c)
+    theory = Verdict(**verdict(alpha, c, c_spread=c_spread))
+    plan = Plan(mode="calculator", alpha=round(alpha, 4), c=round(c, 5), best_gamma=g, predicted_speedup=round(s, 4),
+                speedup_by_gamma={str(p.gamma): p.speedup for p in curve}, curve=curve, verdict=theory,
+                table=GammaTable.of(table_around(alpha, c)),
+                cost=cost_summary({"predicted": s, "given": speedup_for_cost}, options.gpus, options.hours_per_month),
+                final=final_verdict(theory))
+    plan.advice = advice(plan)
+    return plan
 
 
 def calculator_plan(alpha: float, c: float, options: PlanOptions, speedup: float | None = None,
                     preset_id: str | None = None, target: str | None = None, assistant: str | None = None,
-                    method: str | None = None, allow_local: bool = False) -> dict[str, Any]:
+                    method: str | None = None, allow_local: bool = False) -> Plan:
     """The calculator for (alpha, c), plus memory from configs when models are named (nothing loaded).
 
     speedup: also price this measured speedup; preset_id: take the models (and method) from this
@@ -92,15 +101,12 @@ def calculator_plan(alpha: float, c: float, options: PlanOptions, speedup: float
     if preset_id:
         preset = get_preset(preset_id)
         target, assistant = target or preset.target, assistant or preset.assistant
-        plan.update(preset=preset.id, method=method or preset.method)
+        plan.preset, plan.method = preset.id, method or preset.method
     if target:
-        plan.update(target=target, assistant=assistant)
-        try:
-            plan["memory"] = memory_for_specs(target, assistant, options.dtype, options.context_tokens,
-                                              options.gpu_memory_gb, allow_local=allow_local)
-        except ArenaError as exc:
-            plan["memory"] = {"error": str(exc)}
-        plan["advice"] = advice({**plan, "memory": None if "error" in plan["memory"] else plan["memory"]})
+        plan.target, plan.assistant = target, assistant
+        plan.memory = memory_or_reason(target, assistant, options.dtype, options.context_tokens,
+                                       options.gpu_memory_gb, allow_local=allow_local)
+        plan.advice = advice(plan)
     return plan
 
 
@@ -111,134 +117,121 @@ def _recommend(runs: list[CheckRun], default: CheckRun) -> tuple[str, str]:
     ranked = sorted(runs, key=lambda r: -r.measured_speedup)
     listed = ", ".join(f"{r.label} {r.measured_speedup:.2f}x" for r in runs)
     best = ranked[0].measured_speedup
-    if best < 1 - EVEN_BAND:
+    if pays(best) == "no":
         return f"Use neither: plain generate() was faster ({listed}).", "no"
-    if best <= 1 + EVEN_BAND:
+    if pays(best) == "level":
         return f"Level with plain generate() ({listed}): drafting does not pay here.", "level"
     if ranked[0] is not default and default.measured_speedup >= 0.95 * best:
         return f"About the same ({listed}): keep the {default.label}, nothing to tune.", "yes"
     return f"Use the {ranked[0].label} ({listed}).", "yes"
 
 
-def final_verdict(plan: dict[str, Any]) -> dict[str, Any]:
-    """The plan's one verdict (docs/DESIGN.md §5.16): the measured races' when the plan raced, else the prediction's.
-    pays: "yes", "no", "level" or "close" (the timings cannot tell); source: "measured" or "predicted"."""
-    check, theory = plan.get("check"), plan["verdict"]
-    if check:
-        return {"pays": check["pays"], "source": "measured", "text": check["recommendation"],
-                "prediction": theory["text"]}
-    pays = "close" if theory.get("close") else "yes" if theory["alpha_exceeds_c"] and theory["worth_it"] else "no"
-    return {"pays": pays, "source": "predicted", "text": theory["text"], "prediction": theory["text"]}
+def pays(speedup: float) -> str:
+    """Whether a measured speedup (x) says drafting pays: "yes", "no", or "level" within plain's noise band."""
+    return "no" if speedup < 1 - EVEN_BAND else "level" if speedup <= 1 + EVEN_BAND else "yes"
 
 
-def _check(preset: Any, prompts: Sequence[str], kind: str, plan: dict, m: Measurement, limits: Limits,
-           progress: Progress | None) -> dict[str, Any]:
+def final_verdict(theory: Verdict, measured: tuple[str, str] | None = None) -> FinalVerdict:
+    """The plan's one verdict (docs/DESIGN.md §5.16): the measured one when the plan raced (`measured`: whether it
+    paid and the sentence saying so), else the prediction's. pays: "yes", "no", "level" or "close" (the timings cannot
+    tell); source: "measured" or "predicted"."""
+    if measured:
+        return FinalVerdict(measured[0], "measured", measured[1], theory.text)
+    said = "close" if theory.close else "yes" if theory.alpha_exceeds_c and theory.worth_it else "no"
+    return FinalVerdict(said, "predicted", theory.text, theory.text)
+
+
+def _check(preset: Any, prompts: Sequence[str], kind: DraftKind, plan: Plan, m: Measured, limits: Limits,
+           progress: Progress | None) -> Check:
     """Race the best constant gamma and the default setting (and the hardware-adjusted best gamma when it
     differs); predicted vs measured for each."""
-    a, c_eff = plan["alpha"], m.c_effective
+    a, c_eff = plan.alpha, m.c_effective
 
     def constant_run(g: int, label: str) -> CheckRun:
-        knobs = constant_knobs(kind, g)
+        knobs = kind.constant_knobs(g)
         run = (m.probe if m.probe and m.probe.knobs == knobs
                else race_prompts(preset, prompts, knobs, c_eff, limits, progress))
-        run.label, run.gamma, run.predicted_speedup = label, g, round(predicted_speedup(a, plan["c"], g), 4)
+        run.label, run.gamma, run.predicted_speedup = label, g, round(predicted_speedup(a, plan.c, g), 4)
         return run
 
-    constant = constant_run(plan["best_gamma"], f"constant gamma {plan['best_gamma']}")
-    label, knobs = default_knobs(kind, preset)
+    constant = constant_run(plan.best_gamma, f"constant gamma {plan.best_gamma}")
+    label, knobs, og = kind.default_setting(preset)
     other = race_prompts(preset, prompts, knobs, c_eff, limits, progress)
-    og = preset.prompt_lookup_num_tokens if kind == "lookup" else None
     other.label, other.gamma = label, og
-    other.predicted_speedup = round(predicted_speedup(a, plan["c"], og), 4) if og else None
-    g_adj = plan["hardware_adjusted"]["best_gamma"]
-    adjusted = None if g_adj in (plan["best_gamma"], og) else constant_run(g_adj, f"constant gamma {g_adj} (hardware-adjusted)")
+    other.predicted_speedup = round(predicted_speedup(a, plan.c, og), 4) if og else None
+    g_adj = plan.hardware_adjusted.best_gamma
+    adjusted = None if g_adj in (plan.best_gamma, og) else constant_run(g_adj, f"constant gamma {g_adj} (hardware-adjusted)")
     runs = [r for r in (constant, other, adjusted) if r is not None]
     for run in runs:
         run.predicted_adjusted = round(predicted_speedup(a, c_eff, run.gamma), 4) if run.gamma else None
-    recommendation, pays = _recommend(runs, other)
-    return {"constant": constant.to_dict(), "default": other.to_dict(),
-            "adjusted": adjusted.to_dict() if adjusted else None, "recommendation": recommendation, "pays": pays}
+    return Check(constant, other, adjusted, *_recommend(runs, other))
 
 
 def plan_work_tokens(preset: Any, prompts: int, options: PlanOptions) -> int:
     """The most tokens a measured plan generates, in token-equivalents (the bound of docs/DESIGN.md §4.5)."""
     tokens = options.max_new_tokens or preset.max_new_tokens
     timing = 2 * options.repeats * (options.steps + 2) + 2 * options.repeats * (VERIFY_K + 1)
-    settings = (3 + (method_kind(preset.method) == "uad")) if options.check else 0
+    settings = (3 + draft_kind(preset.method).observes_alpha) if options.check else 0
     return prompts * 2 * tokens + timing + settings * prompts * race_tokens(tokens, True)
 
 
-def _measure(preset: Any, prompts: list[str], kind: str, options: PlanOptions, progress: Progress | None) -> Measurement:
+def _measure(preset: Any, prompts: list[str], kind: DraftKind, options: PlanOptions, progress: Progress | None) -> Measured:
     """Everything measured before predicting: setups, alpha by agreement, lookup alpha, c, verify slope, UAD probe."""
     setups = prepare_all(preset, prompts, options.limits, progress)
     if progress:
         progress("Generating the target's greedy text and measuring alpha and c")
     refs = [reference_tokens(s) for s in setups]
-    m = Measurement(setups, agreement_alpha(setups, refs), lookup_alpha(setups, refs),
-                    measure_c(setups[0], refs[0], options.repeats, options.steps),
-                    verify_slope(setups[0], refs[0], repeats=options.repeats))
+    m = Measured(setups, kind.agreement_alpha(setups, refs), lookup_alpha(setups, refs),
+                 kind.measure_c(setups[0], refs[0], options.repeats, options.steps),
+                 timed_verify_slope(setups[0], refs[0], repeats=options.repeats))
     m.alpha, m.alpha_source = m.agreement.value, "greedy agreement (the drafter-choice article's method)"
-    if kind == "uad" and options.check:
+    if kind.observes_alpha and options.check:
         g0 = preset.num_assistant_tokens or 5
-        m.probe = race_prompts(preset, prompts, constant_knobs(kind, g0), m.c_effective, options.limits, progress)
+        m.probe = race_prompts(preset, prompts, kind.constant_knobs(g0), m.c_effective, options.limits, progress)
         m.alpha, m.alpha_source = m.probe.observed.value, f"observed in constant gamma {g0} runs (tokenizers differ)"
     if m.alpha is None:
         raise ArenaError("The target generated no tokens to measure alpha on: use longer outputs or other prompts.")
     return m
 
 
-def _measured_report(plan: dict, preset: Any, prompts: list[str], m: Measurement) -> None:
+def _measured_report(plan: Plan, preset: Any, prompts: list[str], kind: DraftKind, m: Measured) -> None:
     """The measured parts of the plan: who, the hardware-adjusted prediction and the measurement itself."""
     g_adj, s_adj = best_gamma(m.alpha, m.c_effective)
     device = m.setups[0].device
-    plan.update(mode="measured", preset=preset.id, method=preset.method, target=preset.target,
-                assistant=preset.assistant, alpha_source=m.alpha_source, c_source=m.c.what, device=device,
-                notes=_notes(method_kind(preset.method), device))
-    plan["hardware_adjusted"] = {
-        "verify_slope": m.verify.to_dict(), "c_effective": round(m.c_effective, 5), "best_gamma": g_adj,
-        "predicted_speedup": round(s_adj, 4),
-        "curve": [{"gamma": p["gamma"], "speedup": round(p["speedup"], 4)} for p in speedup_curve(m.alpha, m.c_effective)]}
-    plan["measurement"] = {"prompts": len(prompts), "max_new_tokens": preset.max_new_tokens, "greedy": True,
-                           "alpha_seed": m.agreement.to_dict(),
-                           "alpha_observed": m.probe.observed.to_dict() if m.probe else None,
-                           "c": m.c.to_dict(), "prompt_lookup": m.lookup.to_dict()}
+    plan.mode, plan.preset, plan.method, plan.target, plan.assistant = ("measured", preset.id, preset.method,
+                                                                        preset.target, preset.assistant)
+    plan.alpha_source, plan.c_source, plan.device, plan.notes = m.alpha_source, m.c.what, device, _notes(kind, device)
+    plan.hardware_adjusted = HardwareAdjusted(m.verify, round(m.c_effective, 5), g_adj, round(s_adj, 4),
+                                              curve_points(m.alpha, m.c_effective, tokens=False))
+    plan.measurement = Measurement(len(prompts), preset.max_new_tokens, True, m.agreement,
+                                   m.probe.observed if m.probe else None, m.c, m.lookup)
 
 
-def _checked_report(plan: dict, check: dict, options: PlanOptions) -> None:
+def _checked_report(plan: Plan, check: Check, options: PlanOptions) -> None:
     """The check races' parts of the plan: observed alpha, measured points and the cost of each."""
-    plan["check"] = check
-    plan["measurement"]["alpha_observed"] = check["constant"]["observed"]
-    runs = [run for run in (check["constant"], check["default"], check["adjusted"]) if run]
-    plan["measured_points"] = [
-        {"gamma": run["gamma"] or round(run["observed"]["mean_drafted"], 2), "speedup": round(run["measured_speedup"], 4),
-         "label": f"measured, {run['label']}"} for run in runs]
-    plan["cost"] = cost_summary({"predicted": plan["predicted_speedup"],
-                                 **{p["label"]: p["speedup"] for p in plan["measured_points"]}},
-                                options.gpus, options.hours_per_month)
+    plan.check = check
+    plan.measurement.alpha_observed = check.constant.observed
+    plan.measured_points = [MeasuredPoint(run.gamma or round(run.observed.mean_drafted, 2),
+                                          round(run.measured_speedup, 4), f"measured, {run.label}") for run in check.runs]
+    plan.cost = cost_summary({"predicted": plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
+                             options.gpus, options.hours_per_month)
 
 
-def _memory_and_advice(plan: dict, preset: Any, m: Measurement, options: PlanOptions, sampling: tuple) -> None:
+def _memory_and_advice(plan: Plan, preset: Any, m: Measured, options: PlanOptions, sampling: tuple) -> None:
     note = "" if preset.assistant else "no second model: drafts come from the target itself (or the prompt)"
-    try:
-        plan["memory"] = memory_for_specs(preset.target, preset.assistant, options.dtype, options.context_tokens,
-                                          options.gpu_memory_gb, note, options.limits.allow_local)
-    except ArenaError as exc:
-        plan["memory"] = {"error": str(exc)}
-    plan["vocabulary"] = None
+    plan.memory = memory_or_reason(preset.target, preset.assistant, options.dtype, options.context_tokens,
+                                   options.gpu_memory_gb, note, options.limits.allow_local)
     if preset.assistant:
         with borrowed_tokenizers(m.setups[0]) as (tok, atok):
-            plan["vocabulary"] = vocabulary_check(tok, atok)
-    plan["advice"] = advice({**plan, "lookup": m.lookup.to_dict(), "do_sample": sampling[0], "temperature": sampling[1],
-                             "exit_layer": preset.assistant_early_exit,
-                             "memory": plan["memory"] if "error" not in plan["memory"] else None,
-                             "recommendation": plan["check"]["recommendation"] if plan["check"] else None})
+            plan.vocabulary = vocabulary_check(tok, atok)
+    plan.advice = advice(plan, m.lookup, sampling, preset.assistant_early_exit)
 
 
 def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: PlanOptions = PlanOptions(),
-                    progress: Progress | None = None) -> dict[str, Any]:
+                    progress: Progress | None = None) -> Plan:
     """Measure alpha (by agreement and observed) and c on `prompts` (default: the preset's examples), predict,
     check with sequential races, and add memory, vocabulary, cost and advice. Greedy throughout."""
-    kind = method_kind(preset.method)
+    kind = draft_kind(preset.method)
     prompts = list(prompts or preset.example_prompts)
     sampling = (preset.do_sample, preset.temperature)
     tokens = options.max_new_tokens or preset.max_new_tokens
@@ -246,15 +239,13 @@ def plan_for_preset(preset: Any, prompts: Sequence[str] | None = None, options: 
     options.limits.check_work(plan_work_tokens(preset, len(prompts), options), "planner measurement",
                               "fewer prompts or new tokens")
     m = _measure(preset, prompts, kind, options, progress)
-    plan = plan_from_numbers(m.alpha, m.c.value, options)
-    plan["verdict"] = verdict(m.alpha, m.c.value, c_spread=(m.c.low, m.c.high))
-    _measured_report(plan, preset, prompts, m)
-    plan["check"] = None
+    plan = plan_from_numbers(m.alpha, m.c.value, options, c_spread=(m.c.low, m.c.high))
+    _measured_report(plan, preset, prompts, kind, m)
     if options.check:
         _checked_report(plan, _check(preset, prompts, kind, plan, m, options.limits, progress), options)
     _memory_and_advice(plan, preset, m, options, sampling)
-    plan["final"] = final_verdict(plan)
-    plan["cost"]["projection"] = projection_note(plan.get("device"))
+    plan.final = final_verdict(plan.verdict, (plan.check.pays, plan.check.recommendation) if plan.check else None)
+    plan.cost.projection = projection_note(plan.device)
     return plan
 
 
@@ -267,15 +258,9 @@ def projection_note(device: str | None) -> str | None:
             "you will pay for")
 
 
-def _notes(kind: str, device: str) -> list[str]:
+def _notes(kind: DraftKind, device: str) -> list[str]:
     notes = ["Measured greedily (temperature 0), as the drafter-choice article's code does; re-check at the serving "
-             "temperature."]
-    if kind == "uad":
-        notes.append("Tokenizers differ, so alpha by agreement is counted in drafter tokens; the prediction uses alpha "
-                     "observed in a constant-gamma run, and c includes the re-tokenization cost per drafted token.")
-    if kind == "lookup":
-        notes.append("Prompt lookup copies runs from the prompt, so acceptance is bursty, not i.i.d. as Theorem 3.8 "
-                     "assumes; with c close to 0 the formula favours long drafts.")
+             "temperature.", *kind.notes]
     if not str(device).startswith("cuda"):
         notes.append("On a CPU, verifying gamma+1 tokens costs more than one decode step (compute-bound), which "
                      "Theorem 3.8 ignores: predictions run high here (see hardware_adjusted).")

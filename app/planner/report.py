@@ -1,8 +1,7 @@
-"""Plain-text pieces of a plan dict, shared by ``python -m app plan`` and the Planner tab, and its CSV export.
+"""Plain-text pieces of a plan, shared by ``python -m app plan`` and the Planner tab, and its CSV export.
 
-Every function takes parts of the JSON-ready dict that :mod:`app.planner.plan` returns and
-gives back short strings or lists (no gradio, no HTML): the CLI prints them, the web tab
-escapes them into its tables.
+Every function takes parts of a :class:`~app.planner.types.Plan` and gives back short strings or lists (no gradio,
+no HTML): the CLI prints them, the web tab escapes them into its tables.
 """
 
 from __future__ import annotations
@@ -12,9 +11,10 @@ import io
 from typing import Any
 
 from ..core.cells import csv_cell
-
-#: Keys of plan["check"] that hold a measured run, in display order.
-CHECK_RUNS = ("constant", "default", "adjusted")
+from .check import CheckRun
+from .memory import MemoryUnavailable, PairMemory
+from .timing import StepRatio
+from .types import Plan
 
 
 def alpha_value_text(value: float | None) -> str:
@@ -22,37 +22,49 @@ def alpha_value_text(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def c_spread_text(c: dict[str, Any]) -> str:
-    """'0.0512 (spread 0.0490..0.0530 over 5 x 8 steps; what; 1.20 ms vs 23.40 ms)' for measurement['c']."""
-    return (f"{c['value']:.4f} (spread {c['low']:.4f}..{c['high']:.4f} over {c['repeats']} x {c['steps']} steps; "
-            f"{c['what']}; {c['draft_step_ms']:.2f} ms vs {c['target_step_ms']:.2f} ms)")
+def c_spread_text(c: StepRatio) -> str:
+    """'0.0512 (spread 0.0490..0.0530 over 5 x 8 steps; what; 1.20 ms vs 23.40 ms)' for a measurement's c."""
+    return (f"{c.value:.4f} (spread {c.low:.4f}..{c.high:.4f} over {c.repeats} x {c.steps} steps; "
+            f"{c.what}; {c.draft_step_ms:.2f} ms vs {c.target_step_ms:.2f} ms)")
 
 
-def check_runs(plan: dict[str, Any]) -> list[dict[str, Any]]:
+def check_runs(plan: Plan) -> list[CheckRun]:
     """The measured check runs of a plan (constant best gamma, the default, the hardware-adjusted gamma)."""
-    check = plan.get("check") or {}
-    return [check[k] for k in CHECK_RUNS if check.get(k)]
+    return plan.check.runs if plan.check else []
 
 
-def predicted_text(run: dict[str, Any]) -> str:
+def predicted_text(run: CheckRun) -> str:
     """A check run's prediction: '2.31x (adjusted 1.80x)', or 'n/a (no fixed gamma)' for a dynamic schedule."""
-    if run["predicted_speedup"] is None:
+    if run.predicted_speedup is None:
         return "n/a (no fixed gamma)"
-    return f"{run['predicted_speedup']:.2f}x (adjusted {run['predicted_adjusted']:.2f}x)"
+    return f"{run.predicted_speedup:.2f}x (adjusted {run.predicted_adjusted:.2f}x)"
 
 
-def memory_text(mem: dict[str, Any]) -> str:
-    """One line on the memory of the pair at mem['context_tokens'] tokens, or the reason there is none."""
-    if "target" not in mem:
-        return f"memory: {mem.get('error', 'not computed')}"
-    d = mem["drafter"]
-    return (f"memory at {mem['dtype']}: target {mem['target']['weight_gb']:.3f} GB + "
-            f"{mem['target']['kv_kib_per_token']:g} KiB/token"
-            + (f"; drafter {d['weight_gb']:.3f} GB + {d['kv_kib_per_token']:g} KiB/token "
-               f"(shares {mem['drafter_weight_share']:.0%} weights, {mem['drafter_kv_share']:.0%} KV)" if d
+def memory_text(mem: PairMemory | MemoryUnavailable | None) -> str:
+    """One line on the memory of the pair at its context, or the reason there is none."""
+    if not isinstance(mem, PairMemory):
+        return f"memory: {mem.error if mem else 'not computed'}"
+    d = mem.drafter
+    return (f"memory at {mem.dtype}: target {mem.target.weight_gb:.3f} GB + "
+            f"{mem.target.kv_kib_per_token:g} KiB/token"
+            + (f"; drafter {d.weight_gb:.3f} GB + {d.kv_kib_per_token:g} KiB/token "
+               f"(shares {mem.drafter_weight_share:.0%} weights, {mem.drafter_kv_share:.0%} KV)" if d
                else "; no drafter model")
-            + f"; {mem['context_tokens']} tokens: {mem['total_gb']:.2f} GB, "
-            f"{'fits' if mem['fits'] else 'does NOT fit'} {mem['gpu_memory_gb']:g} GB")
+            + f"; {mem.context_tokens} tokens: {mem.total_gb:.2f} GB, "
+            f"{'fits' if mem.fits else 'does NOT fit'} {mem.gpu_memory_gb:g} GB")
+
+
+def engine_text(plan: Plan) -> str:
+    """What an engine plan measured, in three lines: who, alpha and c from the engine, the measured speedups."""
+    e, c, a = plan.engine, plan.engine.c, plan.engine.alpha_observed
+    return (f"{plan.method} on {plan.device} ({e.version or 'version not reported'}): {plan.target}, {e.prompts} "
+            f"prompts x {e.max_new_tokens} tokens, greedy; rounds: {e.status_source}\n"
+            f"alpha observed {alpha_value_text(a.value)} per token, accepted/drafted {alpha_value_text(a.acceptance_rate)} "
+            f"over {a.drafting_rounds} drafting rounds\n"
+            f"c {c.value:.4f} measured from the engine (spread {c.low:.4f}..{c.high:.4f} over the prompts; a plain step "
+            f"{c.plain_ms_per_token:.2f} ms, a verify step {c.verify_ms_per_step:.2f} ms for {c.mean_drafted:.2f} drafted)\n"
+            f"measured: {e.speedup.decode:.2f}x decode (the engine's clock), {e.speedup.end_to_end:.2f}x end to end "
+            f"(the arena's clock); output {'identical to' if e.identical else 'DIFFERS from'} plain")
 
 
 def saving_text(saved: float) -> str:
@@ -69,10 +81,10 @@ def flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
-def plan_to_csv(plan: dict) -> str:
-    """The whole plan as CSV rows `key,value` (dotted keys; e.g. speedup_by_gamma.8)."""
+def plan_to_csv(plan: Plan) -> str:
+    """The whole plan as CSV rows `key,value` (dotted keys of its JSON object; e.g. speedup_by_gamma.8)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["key", "value"])
-    writer.writerows([key, csv_cell(value)] for key, value in flatten(plan))
+    writer.writerows([key, csv_cell(value)] for key, value in flatten(plan.to_dict()))
     return buf.getvalue()

@@ -1,5 +1,6 @@
 """Timing the two costs Theorem 3.8 needs on this hardware (docs/DESIGN.md §5.6, §5.7): c, one-token decode steps
-drafter vs target, and the verification slope the theorem leaves out (c + slope is the effective c)."""
+drafter vs target (which step drafts is the kind's, app/planner/kinds.py), and the verification slope the theorem
+leaves out (c + slope is the effective c)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import torch
 from ..core.errors import ArenaError
 from ..race.costs import sync, verification_samples
 from ..race.prepare import RaceSetup
-from .measure import borrowed_tokenizers, exit_view, method_kind
+from .measure import borrowed_tokenizers
 
 
 @dataclass
@@ -132,7 +133,7 @@ def step_ratio(draft: Any, target: Any, repeats: int = 5, steps: int = 8, device
 VERIFY_K = 9
 
 
-def verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
+def timed_verify_slope(setup: RaceSetup, ref: list[int], k: int = VERIFY_K, repeats: int = 5) -> VerifySlope:
     """Extra cost per verified token, (t(k) / t(1) - 1) / (k - 1) in target steps (docs/DESIGN.md §5.7), timed by the
     race's own verification timer (app.race.costs)."""
     tokens = (ref + setup.input_ids[0].tolist() * k)[:k]
@@ -154,31 +155,3 @@ def retokenize_seconds(setup: RaceSetup, ref: list[int], gamma: int, repeats: in
             tok(back, add_special_tokens=True)
             times.append(time.perf_counter() - t0)
     return statistics.median(times)
-
-
-def measure_c(setup: RaceSetup, ref: list[int], repeats: int = 5, steps: int = 8) -> StepRatio:
-    """c for the setup's method (see module docstring); UAD adds the re-tokenization cost per drafted token."""
-    p, kind, device = setup.preset, method_kind(setup.preset.method), setup.device
-    target = ModelStepper(setup.target.model, setup.input_ids)
-    if kind == "drafter":
-        draft, what = ModelStepper(setup.assistant.model, setup.input_ids), "drafter step / target step"
-    elif kind == "early-exit":
-        draft = ModelStepper(exit_view(setup.target.model, p.assistant_early_exit), setup.input_ids)
-        what = f"first-{p.assistant_early_exit}-layer step / full step"
-    elif kind == "lookup":
-        ids = torch.cat([setup.input_ids.cpu(), torch.tensor([ref])], dim=1)
-        draft = LookupStepper(ids, p.prompt_lookup_num_tokens, p.max_matching_ngram_size or 2)
-        what = "n-gram lookup / target step"
-    else:
-        with borrowed_tokenizers(setup) as (tok, atok):
-            prompt_text = tok.decode(setup.input_ids[0], skip_special_tokens=True)
-            draft = ModelStepper(setup.assistant.model, atok(prompt_text, return_tensors="pt")["input_ids"])
-        what = "drafter step / target step + re-tokenization per drafted token"
-    out = step_ratio(draft, target, repeats, steps, device)
-    out.what = what
-    if kind == "uad":
-        gamma = p.num_assistant_tokens or 5
-        extra = retokenize_seconds(setup, ref, gamma) / gamma / (out.target_step_ms / 1e3)
-        out.c_model, out.c_retokenize, out.retokenize_gamma = out.value, extra, gamma
-        out.value, out.low, out.high = out.value + extra, out.low + extra, out.high + extra
-    return out

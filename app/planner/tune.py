@@ -10,12 +10,9 @@ from typing import Any, Callable
 from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE
 from ..core.requests import RaceRequest, race_tokens
-from .measure import KIND_BY_METHOD
+from ..race.methods import get_method
+from .kinds import measurable
 from .plan import PlanOptions, plan_for_preset, plan_work_tokens
-
-#: The knob that sets the draft length, per planner kind.
-LENGTH_KNOB = {"lookup": "prompt_lookup_num_tokens", "drafter": "num_assistant_tokens", "uad": "num_assistant_tokens",
-               "early-exit": "num_assistant_tokens"}
 
 
 @dataclass
@@ -43,17 +40,17 @@ def tune(request: RaceRequest, progress: Callable[[str], None] | None = None) ->
     race that follows count against the request's work budget together (checked first)."""
     preset = request.preset
     options = PlanOptions(max_new_tokens=preset.max_new_tokens, repeats=3, steps=4, check=False, limits=request.limits)
-    if preset.method not in KIND_BY_METHOD:
+    method = get_method(preset.method)
+    if not measurable(method):
         raise ArenaError(f"Tune measures drafter, ensemble, uad, layerskip and prompt-lookup presets; the {preset.method} "
                          "method drafts from the target's own hidden states and has no draft length to tune.")
-    kind = KIND_BY_METHOD[preset.method]
     request.limits.check_work(plan_work_tokens(preset, 1, options) + race_tokens(preset.max_new_tokens, True),
                               "Tune and its measured race", "ask for fewer new tokens")
     plan = plan_for_preset(preset, [request.prompt], options, progress)
-    hw = plan["hardware_adjusted"]
-    out = Tuning(alpha=plan["alpha"], c_effective=hw["c_effective"], best_gamma=hw["best_gamma"],
-                 predicted_speedup=hw["predicted_speedup"])
-    knob = LENGTH_KNOB[kind]
+    hw = plan.hardware_adjusted
+    out = Tuning(alpha=plan.alpha, c_effective=hw.c_effective, best_gamma=hw.best_gamma,
+                 predicted_speedup=hw.predicted_speedup)
+    knob = method.length_knob
     if out.predicted_speedup <= 1.0:
         out.knobs = {"num_assistant_tokens_schedule": COST_AWARE}
         out.reason = (f"On this prompt alpha {out.alpha:.2f} does not beat the effective cost {out.c_effective:.3f} "

@@ -62,8 +62,13 @@ class Method:
     drafts_from_prompt: ClassVar[bool] = False
     #: How much slower than a small same-family pair a race of this method runs on a GPU (the ZeroGPU estimate).
     gpu_time_factor: ClassVar[float] = 1.0
-    #: How the planner measures alpha and c for it: "drafter", "uad", "early-exit", "lookup" (None: it cannot).
-    plan_kind: ClassVar[str | None] = None
+    #: A drafter with another tokenizer: its drafts are re-tokenized into the target's vocabulary every round.
+    translates_tokens: ClassVar[bool] = False
+    #: Drafts from the target's own hidden states (MTP layers, a Gemma 4 assistant): no separate draft step exists to
+    #: time against the target's, so the planner can only be its calculator for it.
+    drafts_from_hidden_states: ClassVar[bool] = False
+    #: The knob that sets how many tokens a round drafts (None: the method has none).
+    length_knob: ClassVar[str | None] = "num_assistant_tokens"
 
     def check_preset(self, preset: Preset) -> None:
         """Checks that need no model: assistant presence, knobs that belong to the method."""
@@ -125,7 +130,6 @@ class SameVocabularyDrafter(Method):
 
 class Drafter(SameVocabularyDrafter):
     id = "drafter"
-    plan_kind = "drafter"
     title = "Separate drafter"
     summary = "A small model of the same family drafts k tokens; the target verifies them in one pass."
     needs_assistant = True
@@ -134,7 +138,6 @@ class Drafter(SameVocabularyDrafter):
 
 class Ensemble(SameVocabularyDrafter):
     id = "ensemble"
-    plan_kind = "drafter"
     title = "Ensemble verification"
     summary = "Verifies against a blend of target and drafter probabilities: faster, but lossy by design."
     lossless = False
@@ -145,8 +148,8 @@ class Ensemble(SameVocabularyDrafter):
 
 class PromptLookup(Method):
     id = "prompt-lookup"
-    plan_kind = "lookup"
     drafts_from_prompt = True
+    length_knob = "prompt_lookup_num_tokens"
     title = "Prompt lookup"
     summary = "Drafts by copying the continuation of a matching n-gram from the prompt: no second model."
     knobs = ("prompt_lookup_num_tokens", "max_matching_ngram_size", "num_assistant_tokens_schedule")
@@ -165,7 +168,6 @@ class PromptLookup(Method):
 
 class LayerSkip(Method):
     id = "layerskip"
-    plan_kind = "early-exit"
     self_drafting = True
     title = "LayerSkip early exit"
     summary = "The target drafts with its own first layers, then verifies with all of them."
@@ -187,6 +189,8 @@ class LayerSkip(Method):
 
 class GlmMtp(Method):
     id = "glm-mtp"
+    drafts_from_hidden_states = True
+    length_knob = None
     gpu_time_factor = 6.0  # GLM-4.5-Air at 4-bit is a 106B MoE
     title = "GLM multi-token prediction"
     summary = "GLM's built-in MTP layers draft the next tokens from the target's last hidden state."
@@ -213,6 +217,7 @@ class GlmMtp(Method):
 
 class GemmaDrafter(Method):
     id = "gemma-drafter"
+    drafts_from_hidden_states = True
     gpu_time_factor = 1.5  # Gemma 4 E4B is billions of parameters
     title = "Gemma 4 drafter"
     summary = "A Gemma 4 assistant drafts from the target's shared KV states and hidden state."
@@ -231,7 +236,7 @@ class GemmaDrafter(Method):
 
 class UniversalAssisted(Method):
     id = "uad"
-    plan_kind = "uad"
+    translates_tokens = True
     gpu_time_factor = 2.0  # re-tokenizes every round
     title = "Universal assisted decoding"
     summary = "A drafter with a different tokenizer: drafts are re-tokenized into the target's vocabulary."

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..core.jsonfields import JsonReader
 from .stats import (acceptance_by_position, acceptance_rate, first_divergence, mean_accepted_length, speedup,
                     tokens_per_second)
 
@@ -245,28 +246,8 @@ class RaceResult:
         return _Reader(where).race(data)
 
 
-class _Reader:
+class _Reader(JsonReader):
     """Checks a contract object field by field (see :meth:`RaceResult.from_dict`)."""
-
-    def __init__(self, where: str):
-        self.where = where
-
-    def fail(self, path: str, problem: str) -> ArenaError:
-        return ArenaError(f"{self.where}: {path} {problem}")
-
-    def get(self, data: Any, key: str, kinds: tuple, path: str, optional: bool = False) -> Any:
-        if not isinstance(data, dict):
-            raise self.fail(path or "the file", "must be a JSON object")
-        if key not in data:
-            if optional:
-                return None
-            raise self.fail(f"{path}.{key}".lstrip("."), "is missing")
-        value = data[key]
-        if value is None and optional:
-            return None
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise self.fail(f"{path}.{key}".lstrip("."), f"has the wrong type ({type(value).__name__})")
-        return value
 
     def ints(self, data: Any, key: str, path: str) -> list[int]:
         values = self.get(data, key, (list,), path)
@@ -290,9 +271,7 @@ class _Reader:
         return out
 
     def token(self, data: Any, path: str) -> Token:
-        status = self.get(data, "status", (str,), path)
-        if status not in STATUSES:
-            raise self.fail(f"{path}.status", f"must be one of {', '.join(STATUSES)}; got {status!r}")
+        status = self.one_of(self.get(data, "status", (str,), path), STATUSES, f"{path}.status")
         return Token(self.get(data, "id", (int,), path), self.get(data, "text", (str,), path), status,
                      self.get(data, "p_target", (int, float), path, optional=True),
                      self.get(data, "p_draft", (int, float), path, optional=True),
@@ -320,9 +299,7 @@ class _Reader:
                                   skipped_rounds=self.get(a, "skipped_rounds", (int,), "assisted", optional=True) or 0)
         if len(assisted.tokens) != len(assisted.token_ids):
             raise self.fail("assisted.tokens", "must have one entry per token id")
-        mode = self.get(data, "mode", (str,), "")
-        if mode not in MODES:
-            raise self.fail("mode", f"must be one of {', '.join(MODES)}; got {mode!r}")
+        mode = self.one_of(self.get(data, "mode", (str,), ""), MODES, "mode")
         errors = self.get(data, "errors", (dict,), "", optional=True) or {}
         return RaceResult(
             preset=self.get(data, "preset", (str,), ""), method=self.get(data, "method", (str,), ""),

@@ -46,8 +46,9 @@ def step_seconds(baseline_times: Sequence[float], rounds: Sequence[Any]) -> floa
     return statistics.median(plain) if plain else None
 
 
-def verify_slope(rounds: Sequence[Any], step: float) -> float | None:
-    """Extra share of a step per verified draft, fitted on the rounds (the first includes the prompt)."""
+def rounds_verify_slope(rounds: Sequence[Any], step: float) -> float | None:
+    """Extra share of a step per verified draft, read from a race's rounds: their verify seconds fitted on k (the first
+    round, which includes the prompt, left out). The planner's timed slope is app.planner.timing.timed_verify_slope."""
     pts = [(r.drafted, r.verify_seconds) for r in rounds[1:] if r.verify_seconds > 0]
     if not any(k > 0 for k, _ in pts):
         return None
@@ -71,7 +72,7 @@ def explain_race(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     step = step_seconds(result.baseline.token_times, rounds)
     drafted = sum(r.drafted for r in drafting)
     c = (sum(r.draft_seconds for r in drafting) / drafted / step) if drafted and step else None
-    slope = verify.slope if verify is not None and drafting else (verify_slope(rounds, step) if step else None)
+    slope = verify.slope if verify is not None and drafting else (rounds_verify_slope(rounds, step) if step else None)
     gamma = drafted / len(drafting) if drafting else None
     be = break_even_acceptance(max(1, round(gamma)), c + slope) if gamma and c is not None and slope is not None else None
     alpha = per_token_alpha(rounds)

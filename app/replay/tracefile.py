@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
-from ..core.machine import device_name, library_versions
+from ..core.jsonfields import JsonReader, json_kind, shown
+from ..core.machine import race_environment
 from ..race.result import RaceResult
 
 FORMAT = "assisted-decoding-arena trace"
@@ -44,12 +45,6 @@ class Trace:
 
 
 # ----- building --------------------------------------------------------------------------------------------
-def environment(device: str, dtype: str | None, threads_per_side: int | None) -> dict[str, Any]:
-    """Where a race ran: device, its name, dtype, library versions, torch threads per side (None on a GPU), cores."""
-    return {"device": str(device), "device_name": device_name(device), "dtype": dtype, **library_versions(),
-            "threads_per_side": threads_per_side, "cores": os.cpu_count()}
-
-
 def settings(request: Any, mode: str) -> dict[str, Any]:
     """How it ran: the preset with the request's overrides (an app.core.requests.RaceRequest), seed and mode."""
     p = request.preset
@@ -80,7 +75,7 @@ def assemble_trace(how: dict[str, Any], prompt: str, result: RaceResult, data: d
     data["baseline"]["token_texts"] = list(result.baseline.token_texts)
     return {"format": FORMAT, "version": VERSION,
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "environment": env or environment(result.device, result.dtype, result.threads),
+            "environment": env or race_environment(result.device, result.dtype, result.threads),
             "settings": how, "prompt": prompt, "result": data}
 
 
@@ -88,14 +83,11 @@ def engine_trace(race: Any, prompt: str, max_new_tokens: int) -> dict[str, Any]:
     """The trace of a finished engine race (an app.engine.result.EngineRace, docs/DESIGN.md §4.7): its settings name
     the engine and where the statuses came from, its environment the engine rather than this machine's CPU (the
     tokens were made on the engine's server), and its result keeps ``engine``."""
-    from ..core.machine import library_versions
-
     engine = race.engine
     how = {"preset": race.result.preset, "method": race.result.method, "target": race.result.target, "assistant": None,
            "knobs": {}, "max_new_tokens": max_new_tokens, "do_sample": False, "seed": None, "mode": "sequential",
            "engine": engine["name"], "status_source": race.status_source}
-    env = {"device": race.result.device, "device_name": f"{engine['name']} {engine.get('version') or ''}".strip(),
-           "dtype": None, **library_versions(), "threads_per_side": None, "cores": None}
+    env = race_environment(race.result.device, None, None, f"{engine['name']} {engine.get('version') or ''}".strip())
     return assemble_trace(how, prompt, race.result, race.to_dict(), env)
 
 
@@ -160,21 +152,6 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def json_kind(value: Any) -> str:
-    """The JSON name of `value`'s type as a person who wrote the file would say it ("a list", "null")."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    return {int: "a number", float: "a number", str: "text", list: "a list", dict: "an object"}.get(type(value), "a value")
-
-
-def shown(value: Any, most: int = 40) -> str:
-    """`value` as it reads in the file (JSON), cut to `most` characters."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= most else text[:most - 1] + "\u2026"
-
-
 def not_a_trace(data: dict) -> str:
     """What is wrong with a JSON object whose "format" is not a trace's, in words (docs/DESIGN.md §4.3)."""
     save = "save a race with --save-trace or the Race tab's trace download"
@@ -188,80 +165,69 @@ def not_a_trace(data: dict) -> str:
     return f"its \"format\" field is {shown(found)}, where a trace's is the text \u201c{FORMAT}\u201d"
 
 
-class _TraceReader:
-    """Checks the envelope, then the result (RaceResult.from_dict), then what a replay needs beyond the contract."""
+class _TraceReader(JsonReader):
+    """Checks the envelope, then the result (RaceResult.from_dict), then what a replay needs beyond the contract;
+    a wrong type is named as JSON names it (text, a number, a list)."""
 
     def __init__(self, where: str):
-        self.where = where
-
-    def fail(self, what: str) -> ArenaError:
-        return ArenaError(f"{self.where}: {what}")
-
-    def field(self, data: dict, key: str, kinds: tuple, path: str = "") -> Any:
-        name = f"{path}.{key}" if path else key
-        if key not in data:
-            raise self.fail(f"{name} is missing")
-        value = data[key]
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise self.fail(f"{name} has the wrong type ({json_kind(value)})")
-        return value
+        super().__init__(where, json_kind)
 
     def envelope(self, data: Any) -> None:
         if not isinstance(data, dict):
-            raise self.fail(f"is not a trace (a JSON object is expected, found {json_kind(data)})")
+            raise self.fail("", f"is not a trace (a JSON object is expected, found {json_kind(data)})")
         if data.get("format") != FORMAT:
-            raise self.fail(f"is not an assisted-decoding-arena trace: {not_a_trace(data)}")
+            raise self.fail("", f"is not an assisted-decoding-arena trace: {not_a_trace(data)}")
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise self.fail(f"version must be a whole number from 1; got {shown(version)}")
+            raise self.fail("version", f"must be a whole number from 1; got {shown(version)}")
         if version > VERSION:
-            raise self.fail(f"was written by a newer version of the app (trace version {version}; this one reads "
-                            f"version {VERSION}): update the app to replay it")
+            raise self.fail("", f"was written by a newer version of the app (trace version {version}; this one reads "
+                                f"version {VERSION}): update the app to replay it")
 
     def when(self, data: dict) -> str:
-        recorded = self.field(data, "recorded_at", (str,))
+        recorded = self.get(data, "recorded_at", (str,))
         try:
             datetime.fromisoformat(recorded)
         except ValueError:
-            raise self.fail(f"recorded_at is not an ISO 8601 date: {shown(recorded)}") from None
+            raise self.fail("recorded_at", f"is not an ISO 8601 date: {shown(recorded)}") from None
         return recorded
 
     def times(self, side: dict, name: str, count: int) -> list[float]:
-        times = self.field(side, "token_times", (list,), name)
+        times = self.get(side, "token_times", (list,), name)
         if len(times) != count:
-            raise self.fail(f"{name}.token_times has {len(times)} times for {count} tokens")
+            raise self.fail(f"{name}.token_times", f"has {len(times)} times for {count} tokens")
         if not all(_number(t) and t >= 0 for t in times):
-            raise self.fail(f"{name}.token_times must be seconds (numbers from 0)")
+            raise self.fail(f"{name}.token_times", "must be seconds (numbers from 0)")
         if any(b < a for a, b in zip(times, times[1:])):
-            raise self.fail(f"{name}.token_times must not go back in time")
+            raise self.fail(f"{name}.token_times", "must not go back in time")
         return [float(t) for t in times]
 
     def extras(self, raw: dict, result: RaceResult) -> list[str]:
         """Token times of both sides and the baseline texts (checked against the token counts)."""
         base, assisted = raw["baseline"], raw["assisted"]
         if [t.id for t in result.assisted.tokens] != result.assisted.token_ids:
-            raise self.fail("result.assisted.tokens do not match result.assisted.token_ids")
+            raise self.fail("result.assisted.tokens", "do not match result.assisted.token_ids")
         result.baseline.token_times = self.times(base, "result.baseline", result.baseline.new_tokens)
         result.assisted.token_times = self.times(assisted, "result.assisted", result.assisted.new_tokens)
-        texts = self.field(base, "token_texts", (list,), "result.baseline")
+        texts = self.get(base, "token_texts", (list,), "result.baseline")
         if len(texts) != result.baseline.new_tokens or not all(isinstance(t, str) for t in texts):
-            raise self.fail(f"result.baseline.token_texts must be {result.baseline.new_tokens} texts, one per token")
+            raise self.fail("result.baseline.token_texts", f"must be {result.baseline.new_tokens} texts, one per token")
         for name, side in (("baseline", result.baseline), ("assisted", result.assisted)):
             if side.token_times and side.token_times[-1] > side.seconds + 1e-3:
-                raise self.fail(f"result.{name}.token_times end after result.{name}.seconds")
+                raise self.fail(f"result.{name}.token_times", f"end after result.{name}.seconds")
         return list(texts)
 
     def trace(self, data: Any) -> Trace:
         self.envelope(data)
         recorded = self.when(data)
-        env, sets = self.field(data, "environment", (dict,)), self.field(data, "settings", (dict,))
-        self.field(env, "device", (str,), "environment")
-        prompt = self.field(data, "prompt", (str,))
-        raw = self.field(data, "result", (dict,))
+        env, sets = self.get(data, "environment", (dict,)), self.get(data, "settings", (dict,))
+        self.get(env, "device", (str,), "environment")
+        prompt = self.get(data, "prompt", (str,))
+        raw = self.get(data, "result", (dict,))
         try:
             result = RaceResult.from_dict(raw, f"{self.where}: result")
         except (TypeError, ValueError, AttributeError):  # from_dict checks types; this is a last guard
-            raise self.fail("result is malformed: a field has the wrong shape") from None
+            raise self.fail("result", "is malformed: a field has the wrong shape") from None
         texts = self.extras(raw, result)
         why = raw.get("why")
         verdict = why.get("verdict") if isinstance(why, dict) and isinstance(why.get("verdict"), str) else None

@@ -9,13 +9,15 @@ import gradio as gr
 
 from ...core.presets import get_preset, load_presets
 from ...planner.cost import HOURS_PER_MONTH
-from ...planner.memory import DTYPE_BYTES
+from ...planner.memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, DTYPE_BYTES
+from ...planner.request import PLAN_NUMBERS
 from ...planner.plan import PlanOptions
 from ...race.methods import get_method
 from .. import gpu
 from ..config import UIConfig
 from ...render.status import status_html
 from ..race.controls import preset_choices
+from ..engines import engine_choices
 from .handlers import DEFAULT_PLAN_PRESET, PlannerHandlers, PlanState, calculator, default_prices, prompt_text
 from .render import advice_html, check_html, cost_html, headline_html, memory_html, plot_html, table_html
 
@@ -74,7 +76,8 @@ class PlannerTab:
         local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
         with gr.Group(elem_id="plan-measure-box"):
             gr.HTML('<div class="plan-box-title">Measure on a model pair \u00b7 greedy \u00b7 minutes on a CPU</div>')
-            u.preset = gr.Dropdown(choices=preset_choices(), value=self.start, label="Preset",
+            u.preset = gr.Dropdown(choices=preset_choices() + engine_choices(self.config.endpoints), value=self.start,
+                                   label="Preset or serving engine" if self.config.endpoints else "Preset",
                                    elem_id="plan-preset")
             with gr.Row():
                 u.target = gr.Textbox("", label="Target override", placeholder=first.target, elem_id="plan-target",
@@ -97,14 +100,17 @@ class PlannerTab:
     def _hardware_box(self) -> None:
         u = self.ui
         with gr.Accordion("Memory and cost", open=True, elem_id="plan-hw-box"):
+            n = PLAN_NUMBERS  # labels as the planner's errors name the fields
             with gr.Row():
-                u.gpu_memory = gr.Number(24, label="GPU memory (GB)", elem_id="plan-gpu-memory")
-                u.context = gr.Number(4096, label="Context (tokens)", precision=0, elem_id="plan-context")
-                u.dtype = gr.Dropdown(list(DTYPE_BYTES), value="bfloat16", label="Weights dtype", elem_id="plan-dtype")
+                u.gpu_memory = gr.Number(DEFAULT_GPU_MEMORY_GB, label=n["gpu_memory"].label, elem_id="plan-gpu-memory")
+                u.context = gr.Number(DEFAULT_CONTEXT_TOKENS, label=n["context"].label, precision=0,
+                                      elem_id="plan-context")
+                u.dtype = gr.Dropdown(list(DTYPE_BYTES), value=DEFAULT_DTYPE, label=n["dtype"].label,
+                                      elem_id="plan-dtype")
             with gr.Row():
                 u.prices = gr.Textbox(default_prices(), lines=2, label="GPU prices ($/hour, NAME=PRICE per line)",
                                       elem_id="plan-prices", scale=2)
-                u.hours = gr.Number(HOURS_PER_MONTH, label="GPU hours per month", elem_id="plan-hours", scale=1)
+                u.hours = gr.Number(HOURS_PER_MONTH, label=n["hours_per_month"].label, elem_id="plan-hours", scale=1)
 
     def _report(self) -> None:
         u, calc = self.ui, self.example
@@ -125,7 +131,7 @@ class PlannerTab:
             u.csv_file = gr.DownloadButton("\u2b07 Plan as CSV", value=None, interactive=False,
                                            elem_id="plan-download-csv", size="sm")
         with gr.Accordion("The whole plan (JSON)", open=False, elem_id="plan-json-box"):
-            u.raw = gr.JSON(calc, elem_id="plan-json")
+            u.raw = gr.JSON(calc.to_dict(), elem_id="plan-json")
 
     def _wire(self) -> None:
         """Compute is instant (no queue slot); Measure shares the generation slot with the race; Stop never waits."""
