@@ -28,7 +28,7 @@ VISIBLE = """name => Array.from(document.querySelectorAll(`#pane-${name} .tok`))
 
 
 @pytest.fixture(scope="module")
-def page(browser, tmp_path_factory):
+def player_page(browser, tmp_path_factory):
     """An empty page with the race's stylesheet and a mounted player (``window.player``)."""
     path = tmp_path_factory.mktemp("player") / "player.html"
     path.write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{RACE_CSS}</style></head><body>'
@@ -49,7 +49,8 @@ def side(tokens=(), rounds=(), times=(), done=False, started=True, elapsed=0.0) 
                         times[-1] if done and times else 0.0, None, done, False, started, elapsed)
 
 
-def test_tokens_are_text_with_their_status_and_tooltip(page):
+def test_tokens_are_text_with_their_status_and_tooltip(player_page):
+    page = player_page
     frames = LiveFrames(("plain generate()", "prompt lookup"), sequential=False, max_tokens=8)
     times = [0.1, 0.2, 0.2, 0.2, 0.3]
     send(page, frames.frame(RaceSnapshot(False, {"baseline": side(), "assisted": side(TOKENS[:2], ROUNDS[:1],
@@ -69,7 +70,8 @@ def test_tokens_are_text_with_their_status_and_tooltip(page):
     assert page.locator("#pane-assisted [data-phase]").get_attribute("data-phase") == "done"
 
 
-def test_rejected_drafts_show_inline_on_request(page):
+def test_rejected_drafts_show_inline_on_request(player_page):
+    page = player_page
     assert page.locator("#pane-assisted del.rej").count() == 1 and not page.locator("#pane-assisted del.rej").is_visible()
     page.evaluate("document.body.classList.add('show-rej')")
     assert page.locator("#pane-assisted del.rej").inner_text() == 'a "dog" <b>'
@@ -78,7 +80,8 @@ def test_rejected_drafts_show_inline_on_request(page):
     page.evaluate("document.body.classList.remove('show-rej')")
 
 
-def test_a_live_fair_race_replays_plains_run_on_the_assisted_clock(page):
+def test_a_live_fair_race_replays_plains_run_on_the_assisted_clock(player_page):
+    page = player_page
     """Plain finished first (5 tokens over 0.8 s); once the assisted side starts, the plain pane starts over and its
     tokens come back at their recorded times while the assisted side streams; the last frame shows both whole."""
     frames = LiveFrames(("plain", "assisted"), sequential=True, max_tokens=8)
@@ -97,7 +100,8 @@ def test_a_live_fair_race_replays_plains_run_on_the_assisted_clock(page):
     assert "replayed in step" in page.locator("#pane-baseline .pane-subtitle").inner_text()
 
 
-def test_a_new_race_starts_over(page):
+def test_a_new_race_starts_over(player_page):
+    page = player_page
     frames = LiveFrames(("plain", "assisted"), sequential=False, max_tokens=4)
     send(page, frames.loading("Loading\u2026"))
     assert page.evaluate(VISIBLE, "assisted") == [] and "Loading" in page.locator("#pane-assisted").inner_text()
