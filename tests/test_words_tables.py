@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from app.core.words import DEFAULT, LANGUAGES, MESSAGES, files, placeholders, speaking, t, table, translate
+from app.core.words import DEFAULT, LANGUAGES, files, is_messages, placeholders, speaking, t, table, translate
 from tests.helpers import ROOT
 
 OTHERS = [lang for lang in LANGUAGES if lang != DEFAULT]
@@ -18,7 +18,7 @@ SAME_EVERYWHERE = re.compile(r"^[\s\W\d]*$|^(tok/s|α|τ|γ|c|TV|p-value|GPU|CPU
 
 
 def english_files() -> dict[str, dict[str, str]]:
-    return {name: part for name, part in files(DEFAULT).items() if name != MESSAGES}
+    return {name: part for name, part in files(DEFAULT).items() if not is_messages(name)}
 
 
 @pytest.mark.parametrize("lang", OTHERS)

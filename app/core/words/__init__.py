@@ -29,8 +29,14 @@ _FOLDER = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{(\w+)(?::[^{}]*)?\}")
 
 
-#: The file of English sentence templates and their translations (not keys: see :func:`translate`).
-MESSAGES = "messages.json"
+#: The files of English sentence templates and their translations (not keys: see :func:`translate`): every file
+#: whose name starts so (``messages.json``, ``messages-planner.json``, ...).
+MESSAGES = "messages"
+
+
+def is_messages(name: str) -> bool:
+    """Whether the table file `name` holds sentence templates rather than keys."""
+    return name.startswith(MESSAGES)
 
 
 @lru_cache(maxsize=None)
@@ -47,9 +53,10 @@ def table(lang: str) -> dict[str, Any]:
     parts = files(lang)
     merged: dict[str, str] = {}
     for name, part in parts.items():
-        if name != MESSAGES:
+        if not is_messages(name):
             merged.update(part)
-    return {"words": merged, "messages": parts.get(MESSAGES, {})}
+    messages = {k: v for name, part in parts.items() if is_messages(name) for k, v in part.items()}
+    return {"words": merged, "messages": messages}
 
 
 def language() -> str:
