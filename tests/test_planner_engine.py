@@ -163,9 +163,14 @@ def _status(tab, frames) -> str:
 
 
 def test_the_page_offers_the_operators_engines_by_name(engine_tab, engine_pair):
+    from app.core.words import speaking
+    from app.ui.engines import engine_choice_words
+
     choices = dict((value, label) for label, value in engine_tab.ui.preset.choices)
-    assert "engine:fake" in choices and "fake" in choices["engine:fake"]
-    assert engine_pair[0].url not in json.dumps(engine_tab.ui.preset.choices)
+    assert "engine:fake" in choices and choices["engine:fake"].key == "ui.engine_choice.fake"
+    with speaking("en"):
+        assert "fake" in engine_choice_words(engine_tab.config.endpoints)["ui.engine_choice.fake"]
+    assert engine_pair[0].url not in json.dumps([str(label) for label, _ in engine_tab.ui.preset.choices])
     hidden = engine_tab.handlers.preset_changed("engine:fake", "my prompt")
     assert hidden[engine_tab.ui.target]["visible"] is False and engine_tab.ui.prompts not in hidden
 
