@@ -57,8 +57,17 @@ def _r(x: float | None, places: int) -> float | None:
 def token_item(tok: Token, t: float, assisted: bool) -> list:
     """One token as the player reads it (TOKEN above); a baseline token is always ``target``."""
     status = tok.status if assisted and (tok.status in STATUSES or tok.status == "pending") else "target"
-    return [tok.id, tok.text, status, _r(t, 4), _r(tok.p_target, 3), _r(tok.p_draft, 3),
-            special_label(tok.text, tok.special)]
+    return [tok.id, tok.text, status, _r(t, 4), _r(tok.p_target, 3), _r(tok.p_draft, 3), marker(tok)]
+
+
+#: The end-of-text marker as app/race/result.py ``special_label`` writes it (English), and its key.
+END_MARK = "\u23ce end"
+
+
+def marker(tok: Token) -> str | None:
+    """The small label a special token shows instead of its raw text, in the current language; None for text."""
+    label = special_label(tok.text, tok.special)
+    return "\u23ce " + t("player.end") if label == END_MARK else label
 
 
 def round_item(r: Round) -> list:

@@ -53,6 +53,12 @@ def preset_choice_words() -> dict[str, str]:
     return {f"ui.preset_choice.{p.id}": preset_choice_text(p) for p in ranked_presets()}
 
 
+def example_headers() -> list[str]:
+    """The example table's two column headers in the current language (gradio does not translate a Dataset's
+    headers itself)."""
+    return [t("ui.race.example_prompt"), t("ui.race.example_note")]
+
+
 def methods_overview() -> str:
     """Markdown list: one line per method (title, lossless or not, summary), in the current language."""
     return "\n".join(f"- **{method_text(m, 'title')}** (`{m.id}`{'' if m.lossless else ', ' + t('card.lossy_short')}): "

@@ -17,6 +17,7 @@ from ...race.methods import get_method
 from ...race.result import RaceResult
 from ...render.engine_panel import engine_cards_html, engine_why_html
 from ...render.panes import subtitles
+from ...render.preset_words import method_text
 from ...render.why_panel import why_panel_html
 from ...replay.tracefile import build_trace, engine_trace
 from ..config import UIConfig
@@ -66,7 +67,7 @@ def entry_from_controls(values: dict[str, Any], config: UIConfig, sequential: bo
     request = request_from_controls(values, config.limits)
     p = request.preset
     run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
-    return Entry(run, subtitles(get_method(p.method).title, p.target, p.assistant), p.max_new_tokens,
+    return Entry(run, subtitles(method_text(get_method(p.method), "title"), p.target, p.assistant), p.max_new_tokens,
                  get_method(p.method).lossless, request.signature, request)
 
 

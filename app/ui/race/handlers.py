@@ -25,7 +25,8 @@ from ...core.words import t, translate
 from ...render.status import status_html
 from ..streaming import run_streaming
 from ..uploads import whole_index
-from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, methods_overview, preset_state, request_from_controls
+from .controls import (CONCURRENT, CONTROL_NAMES, SAMPLING, example_headers, methods_overview, preset_state,
+                       request_from_controls)
 from ...render.panes import legend_html
 from ...render.race_data import idle_data
 from ...render.sampling_check import empty_html
@@ -306,7 +307,8 @@ class RaceHandlers:
                 u.decoding_box: gr.update(visible=preset),
                 u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
                 u.sampling_row: gr.update(visible=s["sampling_visible"]),
-                u.knobs_box: gr.update(label=s["knobs_label"]), u.examples: gr.update(samples=s["examples"]),
+                u.knobs_box: gr.update(label=s["knobs_label"]),
+                u.examples: gr.update(samples=s["examples"], headers=example_headers()),
                 **{u.knobs[k]: gr.update(value=v["value"], visible=v["visible"]) for k, v in s["knobs"].items()}}
 
     def page_loaded(self, preset_id: str, prompt: str | None) -> dict:

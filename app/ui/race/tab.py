@@ -18,7 +18,7 @@ from ...render.status import status_html
 from ..language import label
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
-from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode,
+from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode, example_headers,
                        methods_overview, preset_choices, preset_state)
 from .sampling_check import SamplingCheckPanel
 from .handlers import RaceHandlers, machine_facts
@@ -110,10 +110,10 @@ class RaceTab:
                               elem_id="race-mode", scale=3, min_width=200)
             u.tune = gr.Button(label("ui.race.tune"), variant="secondary", elem_id="tune-btn", scale=1, min_width=80)
             u.stop = gr.Button(label("ui.race.stop"), variant="stop", elem_id="stop-btn", interactive=False, scale=1,
-                               min_width=80)
+                               min_width=100)
         u.status = gr.HTML(status_html(t("race.connecting")), elem_id="status", js_on_load=None, min_height=40)
         u.examples = gr.Dataset(components=["textbox", "textbox"],
-                                headers=[label("ui.race.example_prompt"), label("ui.race.example_note")],
+                                headers=example_headers(),
                                 samples=initial["examples"], type="index", label=label("ui.race.examples"),
                                 elem_id="examples", samples_per_page=6)
         u.stop.click(self.handlers.stop, [u.session], [u.status], show_progress="hidden", **self.light)
