@@ -48,7 +48,7 @@ def tab(built, monkeypatch):
 
 def test_tab_is_third_and_run_shares_the_generation_queue(built):
     tabs = [b for b in built.demo.blocks.values() if isinstance(b, gr.Tab)]
-    assert [t.label for t in tabs][:3] == ["Race", "Planner", "Benchmark"] and tabs[2].id == "bench"
+    assert [t.label.key for t in tabs][:3] == ["ui.tab.race", "ui.tab.planner", "ui.tab.bench"] and tabs[2].id == "bench"
     (run,) = server_events(built, "bench-run-btn")
     (race,) = server_events(built, "run-btn")
     assert inspect.unwrap(run.fn) == built.bench.handlers.run and run.types_generator
