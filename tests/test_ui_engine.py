@@ -42,11 +42,13 @@ def test_the_engines_are_in_the_preset_list_and_hide_what_they_do_not_take(engin
     assert (next(label for label, value in ui.preset.choices if value == ENGINE)).startswith("\u2699 Serving engine")
     picked = handlers.preset_changed(ENGINE, "")
     assert picked[ui.mode]["visible"] is False and picked[ui.models_box]["visible"] is False
-    assert picked[ui.decoding_box]["visible"] is False and "serving engine" in picked[ui.card]
+    assert picked[ui.decoding]["visible"] is False and "serving engine" in picked[ui.card]
+    assert ui.decoding_box not in picked and picked[ui.max_new_tokens]["value"]  # the token cap stays
+    assert picked[ui.tune]["visible"] is False
     assert all(picked[k]["visible"] is False for k in ui.knobs.values())
     assert picked[ui.prompt]["value"]  # the engine offers example prompts too
     back = handlers.preset_changed("offline-prompt-lookup", "")
-    assert back[ui.mode]["visible"] is True and back[ui.models_box]["visible"] is True
+    assert back[ui.mode]["visible"] is True and back[ui.models_box]["visible"] is True and back[ui.tune]["visible"]
 
 
 def test_an_engine_race_streams_through_the_race_tab(engine_app, tmp_path):

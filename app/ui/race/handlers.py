@@ -298,13 +298,14 @@ class RaceHandlers:
 
     def preset_changed(self, preset_id: str, prompt: str | None) -> dict:
         """A preset (or an engine) was picked: the card, models, decoding, the method's knobs, examples and prompt;
-        an engine runs its own model, decoding and speculation, and always races plain first (no mode to pick)."""
+        an engine runs its own model, decoding and speculation, and always races plain first (no mode to pick, nothing to
+        tune): of the decoding box it keeps only the token cap, which an engine race honours."""
         u, s = self.ui, self.choice_state(preset_id, prompt)
         values = ("target", "chat_template", "max_new_tokens", "decoding", "temperature", "top_p", "prompt")
         preset = not s.get("engine", False)
         return {u.card: s["card"], **{getattr(u, name): gr.update(value=s[name]) for name in values},
                 u.mode: gr.update(visible=preset), u.models_box: gr.update(visible=preset),
-                u.decoding_box: gr.update(visible=preset),
+                u.decoding: gr.update(visible=preset), u.tune: gr.update(visible=preset),
                 u.assistant: gr.update(value=s["assistant"], visible=s["assistant_visible"]),
                 u.sampling_row: gr.update(visible=s["sampling_visible"]),
                 u.knobs_box: gr.update(label=s["knobs_label"]),

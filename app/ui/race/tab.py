@@ -44,7 +44,7 @@ class RaceUI(SimpleNamespace):
     def preset_outputs(self) -> list:
         return [self.card, self.target, self.assistant, self.chat_template, self.max_new_tokens, self.decoding,
                 self.temperature, self.top_p, self.sampling_row, self.knobs_box, *self.knobs.values(), self.examples,
-                self.prompt, self.mode, self.models_box, self.decoding_box]
+                self.prompt, self.mode, self.models_box, self.tune]
 
     def stream_outputs(self) -> list:
         return [self.player, self.stats, self.why, self.chart, self.hardware, self.status, self.run, self.mode,
