@@ -108,7 +108,9 @@ def _facts(trace: Trace) -> list[tuple[str, str]]:
 
 def setup_html(trace: Trace) -> str:
     """The prompt, settings and machine (folded), and a line saying how the replay keeps time."""
-    facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _facts(trace))
+    code = t("replay.fact.knobs")  # the knobs as generate() takes them: code
+    facts = "".join(f"<dt>{esc(k)}</dt><dd>{f'<code>{esc(v)}</code>' if k == code and '=' in v else esc(v)}</dd>"
+                    for k, v in _facts(trace))
     order = ""
     if trace.result.mode == "sequential":
         order = t("replay.page.order_fair" if trace.result.baseline_kept_at is None else "replay.page.order_kept")
