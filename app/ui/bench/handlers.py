@@ -148,11 +148,18 @@ class BenchHandlers:
         return {self.ui.status: status_html(t("bench.stopping"))}
 
     # ----- page load ------------------------------------------------------------------------------
-    def page_loaded(self) -> dict:
-        """The tab's HTML in the visitor's language (docs/DESIGN.md §4.10)."""
+    def page_loaded(self, status: str | None = None, board: str | None = None) -> dict:
+        """The tab's HTML in the visitor's language (docs/DESIGN.md §4.10); the status and the leaderboard only where
+        they still show what the page was built with (a shared link restores a result first)."""
         u = self.ui
-        return {u.intro: intro_html(), u.hint: hint_html(), u.status: status_html(t("bench.start")),
-                u.board: empty_html()}
+        out = {u.intro: intro_html(), u.hint: hint_html()}
+        with speaking(DEFAULT):
+            built_status, built_board = status_html(t("bench.start")), empty_html()
+        if status in (None, "", built_status):
+            out[u.status] = status_html(t("bench.start"))
+        if board in (None, "", built_board):
+            out[u.board] = empty_html()
+        return out
 
     def loaded_outputs(self) -> list:
         u = self.ui

@@ -103,4 +103,5 @@ class BenchTab:
 
     def on_load(self, demo: gr.Blocks) -> None:
         """Redraw the tab's HTML in the visitor's language when a page loads."""
-        demo.load(self.handlers.page_loaded, None, self.handlers.loaded_outputs(), show_progress="hidden", **self.light)
+        demo.load(self.handlers.page_loaded, [self.ui.status, self.ui.board], self.handlers.loaded_outputs(),
+                  show_progress="hidden", **self.light)

@@ -10,7 +10,7 @@ from typing import Any
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.words import t
+from ...core.words import DEFAULT, speaking, t
 from ...replay.gallery import Gallery
 from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, load_trace
@@ -69,12 +69,19 @@ class ReplayHandlers:
             return {self.ui.status: status_html(t("replay.load_prompt"))}
         return self._guarded(lambda: load_trace(path), Path(path).name)
 
-    def page_loaded(self, problem: str = "") -> dict:
-        """The tab's HTML and the gallery's rows in the visitor's language (docs/DESIGN.md §4.10)."""
+    def page_loaded(self, problem: str = "", status: str | None = None, player: str | None = None) -> dict:
+        """The tab's HTML and the gallery's rows in the visitor's language (docs/DESIGN.md §4.10); the status and the
+        player only where they still show what the page was built with (a shared link restores a replay first)."""
         u = self.ui
-        return {u.intro: intro_html(self.gallery, problem), u.status: status_html(t("replay.nothing_playing")),
-                u.player: placeholder_html(),
-                u.gallery: gr.Dataset(samples=gallery_samples(self.gallery), headers=gallery_headers())}
+        out = {u.intro: intro_html(self.gallery, problem),
+               u.gallery: gr.Dataset(samples=gallery_samples(self.gallery), headers=gallery_headers())}
+        with speaking(DEFAULT):
+            built_status, built_player = status_html(t("replay.nothing_playing")), placeholder_html()
+        if status in (None, "", built_status):
+            out[u.status] = status_html(t("replay.nothing_playing"))
+        if player in (None, "", built_player):
+            out[u.player] = placeholder_html()
+        return out
 
     def loaded_outputs(self) -> list:
         u = self.ui

@@ -63,6 +63,7 @@ class ReplayTab:
 
     def on_load(self, demo: gr.Blocks) -> None:
         """Redraw the tab's HTML in the visitor's language when a page loads."""
-        demo.load(lambda: self.handlers.page_loaded(self.problem), None, self.handlers.loaded_outputs(),
+        demo.load(lambda status, player: self.handlers.page_loaded(self.problem, status, player),
+                  [self.ui.status, self.ui.player], self.handlers.loaded_outputs(),
                   show_progress="hidden", **self.light)
         demo.load(None, None, None, js=UPLOAD_ARIA_JS, queue=False)
