@@ -200,3 +200,30 @@ def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, s
     expect(shared.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title)
     expect(shared.frame_locator("iframe.replay-frame").locator("#recording")).to_contain_text("Not a live run")
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["ko", "id"])
+def test_replay_tab_reads_in_the_language(server, browser, lang, tmp_path):
+    """In Korean and Indonesian the tab and the replay it plays hold no English sentence before and after a gallery
+    race is picked (docs/DESIGN.md §4.10); the replay page is written in the page's language."""
+    from tests.test_languages_browser import EXEMPT, TEXTS_JS, english_left, tab_texts
+
+    url, _ = server
+    page = open_page(browser, f"{url}/?lang={lang}", 390, 844)
+    assert not english_left(tab_texts(page, "replay"), lang)
+    page.locator("#replay-gallery tbody tr").first.click()
+    expect(page.locator("#replay-status .status-info")).to_be_visible(timeout=30_000)
+    frame = page.frame_locator("iframe.replay-frame")
+    frame.locator("#end").click()
+    expect(frame.locator("body")).to_have_attribute("data-state", "ended")
+    texts = page.evaluate(TEXTS_JS, list(EXEMPT))
+    assert not english_left(texts, lang), english_left(texts, lang)[:10]
+    inside = page.frame(url="about:srcdoc")
+    assert inside.evaluate("document.documentElement.lang") == lang
+    inside.locator("details.setup summary").click()
+    inner = inside.evaluate(TEXTS_JS, [*EXEMPT, ".verdict"])  # the verdict: app/race/trust.py's line, translate()d
+    assert not english_left(inner, lang), english_left(inner, lang)[:10]
+    page.wait_for_timeout(500)
+    assert page.locator("#tab-replay").evaluate("el => el.getBoundingClientRect().right") <= 391
+    screenshot(page, tmp_path / f"replay-{lang}-phone.png")
+    page.close()

@@ -51,3 +51,32 @@ def test_a_bad_setting_is_one_line_in_the_tab(page):
         box.uncheck()
     page.click("#bench-run-btn")
     expect(page.locator("#bench-status .status-error")).to_contain_text("Choose at least one preset", timeout=20_000)
+
+
+@pytest.mark.parametrize("lang", ["ko", "id"])
+def test_a_benchmark_reads_in_the_language(server, browser, lang, tmp_path):
+    """In Korean and Indonesian the tab holds no English sentence before and after a tiny benchmark (docs/DESIGN.md
+    §4.10), its leaderboard, plots and every race's table included, and it fits a 390 px phone."""
+    from tests.chromium import fits, open_page
+    from tests.test_languages_browser import EXEMPT, TEXTS_JS, english_left, tab_texts
+
+    url, _ = server
+    page = open_page(browser, f"{url}/?lang={lang}", 390, 844)
+    assert not english_left(tab_texts(page, "bench"), lang)
+    suite = tmp_path / "one.jsonl"
+    suite.write_text(SUITE + "\n", encoding="utf-8")
+    page.locator("#bench-suite input[type=file]").set_input_files(str(suite))
+    expect(page.locator("#bench-status .status-ok")).to_contain_text("one.jsonl", timeout=20_000)
+    assert not english_left(page.evaluate(TEXTS_JS, list(EXEMPT)), lang)
+    set_number(page, "bench-limit", 1)
+    set_number(page, "bench-max-new-tokens", 8)
+    page.click("#bench-run-btn")
+    expect(page.locator("#bench-files")).to_be_visible(timeout=300_000)
+    expect(page.locator("#bench-status .status-ok")).to_be_visible()
+    page.locator("#bench-runs-box button").first.click()
+    expect(page.locator("#bench-runs table")).to_be_visible()
+    texts = page.evaluate(TEXTS_JS, list(EXEMPT))
+    assert not english_left(texts, lang), english_left(texts, lang)[:10]
+    assert fits(page) == [], fits(page)
+    screenshot(page, tmp_path / f"bench-{lang}-phone.png", settle_ms=300)
+    page.close()

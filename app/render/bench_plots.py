@@ -1,5 +1,6 @@
 """The benchmark's plots (docs/DESIGN.md §4.4) as self-contained SVG text, drawn with the one chart module
-(app/render/charts.py)."""
+(app/render/charts.py), in the current language: the page's in the visitor's, the files' in English
+(docs/DESIGN.md §4.10)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ..bench.results import BenchResult
 from ..bench.stats import cells, overall
 from ..bench.suite import order_categories
 from .charts import DASHES, MARKERS, PALETTE, axis_ticks, frame, legend, marker, scale, svg, text
+from ..core.words import t
 from .html import esc
 
 #: The heatmap's ends: the palette's blue (faster) and vermillion (slower), as RGB.
@@ -32,14 +34,15 @@ def series_keys(rows: Sequence[dict[str, Any]]) -> list[tuple[str, Any]]:
 def series_label(key: tuple[str, Any], knob: str | None) -> str:
     """'preset', or 'preset [value]' in a sweep (the plots name the knob elsewhere); in a regret sweep the value
     None is the cost-aware schedule."""
-    return key[0] + ((f" [{key[1]}]" if key[1] is not None else " [cost-aware]") if knob else "")
+    return key[0] + ((f" [{key[1]}]" if key[1] is not None else f" [{t('bench.plot.cost_aware')}]") if knob else "")
 
 
 def heat_cell(x: float, y: float, cw: float, ch: float, c: dict[str, Any], name: str) -> list[str]:
     """One heatmap cell: the coloured box (its hover title gives spread and races) and the median speedup."""
     fill, ink = heat_colour(c["speedup_median"])
     mark = " \u2605" if c["best"] else (" \u25bc" if c["loss"] else "")
-    tip = f"{name}: {c['speedup_median']:.2f}x median, {c['speedup_min']:.2f}-{c['speedup_max']:.2f}, {c['runs']} races"
+    tip = t("bench.plot.heat_tip", name=name, median=f"{c['speedup_median']:.2f}", low=f"{c['speedup_min']:.2f}",
+            high=f"{c['speedup_max']:.2f}", runs=c["runs"])
     return [f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="{fill}" stroke="#cccccc">'
             f'<title>{esc(tip)}</title></rect>',
             text(x + cw / 2 - 1, y + ch / 2 + 4, f"{c['speedup_median']:.2f}x{mark}", "middle", 12,
@@ -53,9 +56,8 @@ def heatmap_svg(result: BenchResult) -> str:
     cell_map = {(c["preset"], c["sweep_value"], c["category"]): c for c in cells(rows)}
     left, top, cw, ch = 215, 74, 100, 34
     width, height = max(600, left + cw * max(1, len(cats)) + 20), top + ch * max(1, len(keys)) + 30
-    body = [text(12, 22, "Median speedup per preset and category", size=14, weight="bold"),
-            text(12, 40, "blue: faster than plain decoding, orange: slower (\u25bc loss); \u2605 best in the category",
-                 size=11, fill="#555555")]
+    body = [text(12, 22, t("bench.plot.heat_title"), size=14, weight="bold"),
+            text(12, 40, t("bench.plot.heat_key"), size=11, fill="#555555")]
     body += [text(left + cw * j + cw / 2, top - 6, cat, "middle", 11, "bold") for j, cat in enumerate(cats)]
     for i, key in enumerate(keys):
         y = top + ch * i
@@ -68,9 +70,8 @@ def heatmap_svg(result: BenchResult) -> str:
                 continue
             body += heat_cell(x, y, cw, ch, c, f"{key[0]} / {cat}")
     sweep_note = f"; [n]: {knob} = n" if knob else ""
-    body.append(text(12, height - 10, f"1.00x = as fast as plain decoding; colour saturates at 0.25x and 4x{sweep_note}",
-                     size=10, fill="#595959"))
-    return svg(width, height, "Median speedup per preset and category", body)
+    body.append(text(12, height - 10, t("bench.plot.heat_foot", sweep=sweep_note), size=10, fill="#595959"))
+    return svg(width, height, t("bench.plot.heat_title"), body)
 
 
 def positions_svg(result: BenchResult, max_positions: int = 16) -> str:
@@ -82,9 +83,9 @@ def positions_svg(result: BenchResult, max_positions: int = 16) -> str:
     width, height = 700, 300 + 16 * max(0, len(series) - 4)
     box = (56, 44, 440, height - 46)
     xs = list(range(1, max(2, longest) + 1))
-    body = [text(12, 22, "Acceptance by draft position", size=14, weight="bold"),
+    body = [text(12, 22, t("bench.plot.positions_title"), size=14, weight="bold"),
             *frame(width, height, box, xs if len(xs) <= 12 else axis_ticks(1, xs[-1], 8), [0.0, 0.25, 0.5, 0.75, 1.0],
-                   "draft position", "accepted / drafted", yfmt="{:.0%}")]
+                   t("bench.plot.position"), t("bench.plot.accepted_drafted"), yfmt="{:.0%}")]
     for i, (label, values) in enumerate(series):
         colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
         pts = [(scale(k + 1, 1, xs[-1], box[0], box[2]), scale(v, 0, 1, box[3], box[1])) for k, v in enumerate(values)]
@@ -93,9 +94,9 @@ def positions_svg(result: BenchResult, max_positions: int = 16) -> str:
                         f'points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
         body += [marker(MARKERS[i % len(MARKERS)], x, y, colour) for x, y in pts]
     if not longest:
-        body.append(text((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, "nothing was drafted", "middle", 12))
+        body.append(text((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, t("bench.plot.nothing_drafted"), "middle", 12))
     body += legend([label for label, _ in series], box[2] + 24, box[1] + 8)
-    return svg(width, height, "Acceptance by draft position", body)
+    return svg(width, height, t("bench.plot.positions_title"), body)
 
 
 def scatter_svg(result: BenchResult) -> str:
@@ -107,13 +108,13 @@ def scatter_svg(result: BenchResult) -> str:
     ys = ys if ys[-1] >= top_speed else ys + [ys[-1] + (ys[1] - ys[0])]
     width, height = 700, 320 + 16 * max(0, len(keys) - 4)
     box = (56, 44, 440, height - 46)
-    body = [text(12, 22, "Speedup vs acceptance rate (one dot per race)", size=14, weight="bold"),
-            *frame(width, height, box, [0.0, 0.25, 0.5, 0.75, 1.0], ys, "acceptance rate (accepted / drafted)",
-                   "speedup", xfmt="{:.0%}", yfmt="{:g}x")]
+    body = [text(12, 22, t("bench.plot.scatter_title"), size=14, weight="bold"),
+            *frame(width, height, box, [0.0, 0.25, 0.5, 0.75, 1.0], ys, t("bench.plot.acceptance_axis"),
+                   t("bench.plot.speedup"), xfmt="{:.0%}", yfmt="{:g}x")]
     one = scale(1.0, ys[0], ys[-1], box[3], box[1])
     body.append(f'<line x1="{box[0]}" y1="{one:.1f}" x2="{box[2]}" y2="{one:.1f}" stroke="#D55E00" '
                 f'stroke-dasharray="5 4"/>')
-    body.append(text(box[2] - 4, one - 5, "1x: plain decoding", "end", 10, fill="#D55E00"))
+    body.append(text(box[2] - 4, one - 5, t("bench.plot.one_x"), "end", 10, fill="#D55E00"))
     for i, key in enumerate(keys):
         colour, kind = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
         for r in rows:
@@ -122,7 +123,7 @@ def scatter_svg(result: BenchResult) -> str:
                                    scale(r["speedup"], ys[0], ys[-1], box[3], box[1]), colour, 3.5,
                                    f"{r['preset']} / {r['prompt_id']}: {r['speedup']:.2f}x"))
     body += legend([series_label(k, knob) for k in keys], box[2] + 24, box[1] + 8)
-    return svg(width, height, "Speedup vs acceptance rate", body)
+    return svg(width, height, t("bench.plot.scatter_label"), body)
 
 
 def sweep_svg(result: BenchResult) -> str | None:
@@ -142,13 +143,13 @@ def sweep_svg(result: BenchResult) -> str | None:
     width, height = 700, 320 + 32 * max(0, len(presets) - 2)
     box = (56, 44, 440, height - 46)
     xs = values if len(values) > 1 else [values[0] - 1, values[0], values[0] + 1]
-    body = [text(12, 22, f"Sweep of {knob}: measured vs Theorem 3.8", size=14, weight="bold"),
-            *frame(width, height, box, xs if len(xs) <= 12 else axis_ticks(xs[0], xs[-1], 8), ys, knob, "median speedup",
-                   yfmt="{:g}x")]
+    body = [text(12, 22, t("bench.plot.sweep_title", knob=knob), size=14, weight="bold"),
+            *frame(width, height, box, xs if len(xs) <= 12 else axis_ticks(xs[0], xs[-1], 8), ys, knob,
+                   t("bench.plot.median_speedup"), yfmt="{:g}x")]
     labels = []
     for i, preset in enumerate(presets):
         colour = PALETTE[i % len(PALETTE)]
-        for j, (name, idx) in enumerate((("measured", 2), ("Theorem 3.8", 3))):
+        for j, (name, idx) in enumerate(((t("bench.plot.measured"), 2), (t("bench.plot.theorem"), 3))):
             pts = [(scale(p[1], xs[0], xs[-1], box[0], box[2]), scale(p[idx], ys[0], ys[-1], box[3], box[1]))
                    for p in points if p[0] == preset and p[idx] is not None]
             dash = DASHES[1] if j else ""
@@ -162,11 +163,12 @@ def sweep_svg(result: BenchResult) -> str | None:
         body.append(f'<line x1="{box[2] + 24}" y1="{yy}" x2="{box[2] + 46}" y2="{yy}" stroke="{colour}" '
                     f'stroke-width="2.5" stroke-dasharray="{dash}"/>')
         body += [marker(kind, box[2] + 35, yy, colour, 3.5), text(box[2] + 52, yy + 4, label[:34], size=11)]
-    return svg(width, height, f"Sweep of {knob}: measured vs predicted speedup", body)
+    return svg(width, height, t("bench.plot.sweep_label", knob=knob), body)
 
 
-REGRET_SERIES = (("shipped", "shipped: cost-aware", "circle"), ("best", "best constant length", "square"),
-                 ("default", "transformers' default", "diamond"))
+#: The regret plot's bars: (key, its legend's words' key, marker).
+REGRET_SERIES = (("shipped", "bench.plot.shipped", "circle"), ("best", "bench.plot.best_constant", "square"),
+                 ("default", "bench.plot.default", "diamond"))
 
 
 def regret_bars(entry: dict[str, Any], x: float, bar: float, ys: Sequence[float], box: tuple[int, int, int, int]) -> list[str]:
@@ -178,7 +180,8 @@ def regret_bars(entry: dict[str, Any], x: float, bar: float, ys: Sequence[float]
             continue
         top, left = scale(value, ys[0], ys[-1], box[3], box[1]), x + bar * i
         length = {"best": entry["best_length"], "default": entry["default_length"]}.get(key)
-        tip = f"{entry['preset']} / {entry['category']}: {name} {value:.2f}x" + (f" at {length}" if length else "")
+        tip = f"{entry['preset']} / {entry['category']}: {t(name)} {value:.2f}x" + (
+            t("bench.plot.at_length", length=length) if length else "")
         out += [f'<rect x="{left:.1f}" y="{top:.1f}" width="{bar - 3:.1f}" height="{box[3] - top:.1f}" '
                 f'fill="{PALETTE[i]}" fill-opacity="0.85"><title>{esc(tip)}</title></rect>',
                 marker(kind, left + (bar - 3) / 2, top, "#222222", 3.0),
@@ -204,25 +207,25 @@ def regret_svg(result: BenchResult) -> str | None:
     width = max(640, 70 + len(entries) * (3 * bar + gap) + 20)
     height = 360 + (14 if len(presets) > 1 else 0)
     box = (56, 70, width - 20, height - 62 - (14 if len(presets) > 1 else 0))
-    body = [text(12, 22, "Regret: cost-aware schedule vs the best constant draft length", size=14, weight="bold"),
-            *frame(width, height, box, [], ys, "", "median speedup", yfmt="{:g}x")]
+    body = [text(12, 22, t("bench.plot.regret_title"), size=14, weight="bold"),
+            *frame(width, height, box, [], ys, "", t("bench.plot.median_speedup"), yfmt="{:g}x")]
     one = scale(1.0, ys[0], ys[-1], box[3], box[1])
     body.append(f'<line x1="{box[0]}" y1="{one:.1f}" x2="{box[2]}" y2="{one:.1f}" stroke="#D55E00" stroke-dasharray="5 4"/>')
     for i, (_, name, kind) in enumerate(REGRET_SERIES):
         x = 60 + 190 * i
         body += [f'<rect x="{x}" y="34" width="14" height="12" fill="{PALETTE[i]}"/>', marker(kind, x + 7, 40, "#222222", 3.0),
-                 text(x + 20, 45, name, size=11)]
+                 text(x + 20, 45, t(name), size=11)]
     for j, c in enumerate(entries):
         x = box[0] + gap / 2 + j * (3 * bar + gap)
         body += regret_bars(c, x, bar, ys, box)
-        share = f"share {c['share_of_best']:.0%}" if c["share_of_best"] is not None else "share n/a"
+        share = t("bench.plot.share", share=f"{c['share_of_best']:.0%}" if c["share_of_best"] is not None
+                  else t("bench.na"))
         body += [text(x + 1.5 * bar, box[3] + 16, c["category"][:14], "middle", 11, "bold"),
                  text(x + 1.5 * bar, box[3] + 30, share, "middle", 10, fill="#555555")]
         if len(presets) > 1:
             body.append(text(x + 1.5 * bar, box[3] + 43, c["preset"][:20], "middle", 9, fill="#595959"))
-    body.append(text(12, height - 6, "numbers: median speedup (@ its draft length); share: shipped / best constant; "
-                     "dashed: 1x, plain decoding", size=10, fill="#595959"))
-    return svg(width, height, "Regret: cost-aware schedule vs the best constant draft length", body)
+    body.append(text(12, height - 6, t("bench.plot.regret_foot"), size=10, fill="#595959"))
+    return svg(width, height, t("bench.plot.regret_title"), body)
 
 
 def all_plots(result: BenchResult) -> dict[str, str]:

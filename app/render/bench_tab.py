@@ -1,5 +1,6 @@
 """HTML of the Benchmark tab (pure functions, no gradio): progress, the leaderboard (summary.md's cells,
-docs/DESIGN.md §4.4), the plots (the run's SVG files, inline), every race."""
+docs/DESIGN.md §4.4), the plots (the run's SVG files, inline), every race; in the current language (docs/DESIGN.md
+§4.10)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,37 @@ from typing import Any, Sequence
 from .bench_plots import heatmap_svg, positions_svg, scatter_svg, sweep_svg
 from ..bench.results import BenchResult
 from ..bench.suite import order_categories
+from ..core.words import t
 from .html import esc
 
-EMPTY = ('<div class="bench-empty">No races yet. Pick presets and a suite, then press <b>Run benchmark</b>: the '
-         'leaderboard and the plots fill in as races finish.</div>')
+
+
+def html_t(key: str, **html: str) -> str:
+    """`key`'s text escaped, with `html` (already HTML) put in its placeholders."""
+    return esc(t(key)).format(**html)
+
+
+def empty_html() -> str:
+    """The leaderboard before any race."""
+    return f'<div class="bench-empty">{html_t("bench.empty", run="<b>" + esc(t("bench.run_button")) + "</b>")}</div>'
+
+
+#: The same in English (as the page is built).
+EMPTY = empty_html()
+
+
+def intro_html() -> str:
+    """What the tab does."""
+    title = "<b>" + esc(t("bench.intro_title")) + "</b>"
+    return f'<div class="plan-intro">{html_t("bench.intro", title=title, generate="<code>generate()</code>")}</div>'
+
+
+def hint_html() -> str:
+    """The formats a suite file may have."""
+    code = {name: f"<code>{esc(text)}</code>" for name, text in (
+        ("record", '{"prompt": ..., "category": ...}'), ("id", "id"), ("split", "split"), ("prompt", "prompt"),
+        ("category", "category"))}
+    return f'<div class="bench-hint">{html_t("bench.hint", **code)}</div>'
 
 
 def _clock(seconds: float | None) -> str:
@@ -26,29 +54,32 @@ def progress_html(progress: Any, total: int, elapsed: float) -> str:
     done = progress.done if progress is not None else 0
     share = done / total if total else 0.0
     if progress is None:
-        what = "Loading the models\u2026"
+        what = t("bench.loading")
     elif progress.phase == "warm-up":
-        what = f"Warming up {progress.preset}"
+        what = t("bench.warming_up", preset=progress.preset)
     elif progress.phase == "run":
         value = f" [{progress.sweep_value}]" if progress.sweep_value is not None else ""
-        what = f"{progress.preset}{value} \u00b7 {progress.category} / {progress.prompt_id} \u00b7 repeat {progress.repeat}"
+        what = t("bench.running", preset=f"{progress.preset}{value}", category=progress.category,
+                 prompt=progress.prompt_id, repeat=progress.repeat)
     else:
-        what = {"done": "Finished", "stopped": "Stopped"}.get(progress.phase, progress.phase)
-    eta = f" \u00b7 about {_clock(progress.eta)} left" if progress is not None and progress.eta is not None else ""
+        what = t(f"bench.phase.{progress.phase}") if progress.phase in ("done", "stopped") else progress.phase
+    eta = t("bench.eta", left=_clock(progress.eta)) if progress is not None and progress.eta is not None else ""
     return (f'<div class="bench-progress" role="status"><span class="plan-spin"></span><b>{esc(what)}</b>'
             f'<div class="bench-bar" role="progressbar" aria-valuemin="0" aria-valuemax="{total}" '
             f'aria-valuenow="{done}"><span style="width:{share:.1%}"></span></div>'
-            f'<div class="bench-progress-note">{done} of {total} races \u00b7 {_clock(elapsed)} elapsed{esc(eta)}</div></div>')
+            f'<div class="bench-progress-note">{esc(t("bench.progress", done=done, total=total, elapsed=_clock(elapsed)))}'
+            f'{esc(eta)}</div></div>')
 
 
 def _cell(c: dict[str, Any] | None) -> str:
     if c is None:
         return '<td class="bench-none">\u2013</td>'
     classes = ["num"] + (["bench-best"] if c["best"] else []) + (["bench-loss"] if c["loss"] else [])
-    mark = ' <span class="bench-mark" title="best in this category">\u2605</span>' if c["best"] else ""
-    loss = ' <span class="bench-mark" title="slower than plain decoding">\u25bc loss</span>' if c["loss"] else ""
-    tip = (f"{c['runs']} races, {c['identical_runs']} identical; acceptance "
-           f"{'n/a' if c['acceptance_median'] is None else format(c['acceptance_median'], '.0%')}")
+    mark = f' <span class="bench-mark" title="{esc(t("bench.best_tip"))}">\u2605</span>' if c["best"] else ""
+    loss = (f' <span class="bench-mark" title="{esc(t("bench.loss_tip"))}">\u25bc {esc(t("bench.loss"))}</span>'
+            if c["loss"] else "")
+    acceptance = t("bench.na") if c["acceptance_median"] is None else format(c["acceptance_median"], ".0%")
+    tip = t("bench.cell_tip", runs=c["runs"], identical=c["identical_runs"], acceptance=acceptance)
     return (f'<td class="{" ".join(classes)}" title="{esc(tip)}"><b>{c["speedup_median"]:.2f}x</b>{mark}{loss}'
             f'<span class="bench-spread">{c["speedup_min"]:.2f}\u2013{c["speedup_max"]:.2f}</span></td>')
 
@@ -69,13 +100,13 @@ def leaderboard_html(result: BenchResult) -> str:
         geo_cls = " bench-loss" if geo is not None and geo < 1 else ""
         identical = f"{o['identical_runs']}/{o['runs']}"
         body.append(f'<tr><th scope="row">{esc(name)}<span>{esc(o["method"])}</span></th>{cols}'
-                    f'<td class="num{geo_cls}"><b>{"n/a" if geo is None else f"{geo:.2f}x"}</b></td>'
+                    f'<td class="num{geo_cls}"><b>{esc(t("bench.na")) if geo is None else f"{geo:.2f}x"}</b></td>'
                     f'<td class="num{"" if o["identical_runs"] == o["runs"] else " bench-loss"}">{identical}</td></tr>')
-    return ('<div class="bench-card"><div class="bench-card-title">Leaderboard \u00b7 median speedup per category '
-            '<span>min\u2013max below; \u2605 best in the category; \u25bc loss: slower than plain decoding</span></div>'
-            '<div class="plan-scroll"><table class="bench-table"><thead><tr><th>preset</th>'
-            f'{head}<th>overall<span>geomean</span></th><th>identical</th></tr></thead><tbody>{"".join(body)}</tbody>'
-            '</table></div></div>')
+    return (f'<div class="bench-card"><div class="bench-card-title">{esc(t("bench.board_title"))} '
+            f'<span>{esc(t("bench.board_key"))}</span></div>'
+            f'<div class="plan-scroll"><table class="bench-table"><thead><tr><th>{esc(t("bench.col.preset"))}</th>'
+            f'{head}<th>{esc(t("bench.col.overall"))}<span>{esc(t("bench.col.geomean"))}</span></th>'
+            f'<th>{esc(t("bench.col.identical"))}</th></tr></thead><tbody>{"".join(body)}</tbody></table></div></div>')
 
 
 def plots_html(result: BenchResult) -> tuple[str, str, str]:
@@ -98,6 +129,13 @@ def _fmt(value: Any, kind: str = "") -> str:
     return str(value)
 
 
+def _cell_text(value: Any, kind: str, key: str) -> str:
+    if key == "identical" and isinstance(value, bool):
+        return t("bench.yes") if value else t("bench.no")
+    return _fmt(value, kind)
+
+
+#: Every race's columns: (row key, English header: the header is ``bench.run_col.<key>``, format).
 RUN_COLUMNS: Sequence[tuple[str, str, str]] = (
     ("preset", "preset", ""), ("sweep_value", "value", ""), ("category", "category", ""), ("prompt_id", "prompt", ""),
     ("repeat", "rep", ""), ("baseline_tokens_per_second", "plain tok/s", ""),
@@ -112,11 +150,12 @@ def runs_html(result: BenchResult, newest: int = 300) -> str:
         return ""
     sweep = bool(result.settings.get("sweep_knob"))
     columns = [c for c in RUN_COLUMNS if sweep or c[0] != "sweep_value"]
-    head = "".join(f"<th>{esc(label)}</th>" for _, label, _ in columns)
+    head = "".join(f"<th>{esc(t('bench.run_col.' + key))}</th>" for key, _, _ in columns)
     rows = []
     for r in reversed(result.rows[-newest:]):
         cls = ' class="bench-loss"' if r["speedup"] < 1 else ""
-        cells = "".join(f"<td{cls if key == 'speedup' else ''}>{esc(_fmt(r[key], kind))}</td>" for key, _, kind in columns)
+        cells = "".join(f"<td{cls if key == 'speedup' else ''}>{esc(_cell_text(r[key], kind, key))}</td>"
+                        for key, _, kind in columns)
         rows.append(f"<tr>{cells}</tr>")
     return (f'<div class="plan-scroll"><table class="bench-table bench-runs"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')

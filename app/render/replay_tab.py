@@ -1,35 +1,59 @@
 """Pure HTML of the Replay tab (no gradio): the embedded player, its placeholder, the recording label and the
-gallery rows."""
+gallery rows, in the current language (docs/DESIGN.md §4.10)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..core.errors import ArenaError
-from ..replay.gallery import Gallery, load_gallery
-from .hardware import machine_text, when_text
+from ..core.words import t, table, translate
+from ..replay.gallery import Entry, Gallery, load_gallery
+from .figures import mode_words
+from .hardware import when_text
 from ..replay.tracefile import Trace
 from .html import esc
 from .status import status_html
 
 
-
 def player_html(page: str) -> str:
     """The replay page in a frame that may run scripts but not reach this page (sandbox without same-origin)."""
-    return (f'<iframe class="replay-frame" title="race replay (a recording)" sandbox="allow-scripts" '
+    return (f'<iframe class="replay-frame" title="{esc(t("replay.frame_title"))}" sandbox="allow-scripts" '
             f'srcdoc="{esc(page)}"></iframe>')
 
 
+def html_t(key: str, **html: str) -> str:
+    """`key`'s text escaped, with `html` (already HTML) put in its placeholders."""
+    return esc(t(key)).format(**html)
+
+
 def placeholder_html() -> str:
-    return ('<div class="replay-empty">Pick a recorded race above, or load a trace file saved with '
-            '<code>python -m app race ... --save-trace FILE</code> or the Race tab\u2019s download. It plays here at '
-            'the speed it was recorded, labelled with the hardware and date it ran on.</div>')
+    command = "<code>python -m app race ... --save-trace FILE</code>"
+    return f'<div class="replay-empty">{html_t("replay.placeholder", command=command)}</div>'
+
+
+def machine_words(env: dict[str, Any]) -> str:
+    """A recording's machine in the current language: 'AMD EPYC 7763 (cpu, 2 cores, 1 torch thread per side,
+    float32)' (the English is app/render/hardware.py ``machine_text``'s)."""
+    n = env.get("threads_per_side")
+    bits = [str(env.get("device") or "?"), t("replay.machine.cores", n=env["cores"]) if env.get("cores") else "",
+            t("replay.machine.thread" if n == 1 else "replay.machine.threads", n=n) if n else "",
+            str(env.get("dtype") or "")]
+    return t("replay.machine", name=env.get("device_name") or t("replay.machine.unnamed"),
+             bits=", ".join(b for b in bits if b))
+
+
+def title_words(entry: Entry) -> str:
+    """A gallery race's title in the current language (its own English title where the tables have none)."""
+    key = "replay.title." + entry.file.removesuffix(".json")
+    return t(key) if key in table("en")["words"] else entry.title
 
 
 def recording_status(trace: Trace, name: str) -> str:
     """The line above the player that says it is a recording, of what, where and when."""
     r = trace.result
-    return status_html(f"\u25cf Recording, not a live run: {name} ({r.preset}), recorded {when_text(trace.recorded_at)} "
-                       f"on {machine_text(trace.environment)}. Speedup {r.speedup:.2f}\u00d7, "
-                       f"{'measured sequentially' if r.mode == 'sequential' else 'concurrent race'}.", "info")
+    return status_html(t("replay.recording", name=name, preset=r.preset, when=when_text(trace.recorded_at),
+                         machine=machine_words(trace.environment), speedup=f"{r.speedup:.2f}",
+                         mode=mode_words(r.mode)[0]), "info")
 
 
 def safe_gallery() -> tuple[Gallery | None, str]:
@@ -40,17 +64,26 @@ def safe_gallery() -> tuple[Gallery | None, str]:
         return None, str(exc)
 
 
-#: What each gallery prompt was picked to show ("intended" in the index), and what "as expected" means for it.
-INTENTS = {"win": ("picked to show a win", "faster"), "lose": ("picked to show a loss", "slower")}
+#: What "as expected" means for each purpose a gallery prompt was picked for ("intended" in the index).
+INTENTS = {"win": "faster", "lose": "slower"}
+#: The gallery's outcomes (app/replay/gallery.py OUTCOMES) -> the suffix of their words' keys.
+OUTCOME_KEYS = {"faster": "win", "slower": "loss", "about the same": "even", "not a measurement": "unmeasured"}
 
 
 def outcome_text(speedup: float, outcome: str, intended: str) -> str:
     """"0.96× slower · picked to show a win; it did not win here": the measured result, then what the prompt was
     picked for and, when the measurement disagrees, that it did."""
-    purpose, expected = INTENTS.get(intended, (f"picked to show: {intended}", None))
+    expected = INTENTS.get(intended)
+    purpose = t(f"replay.intent.{intended}") if expected else t("replay.intent.other", intended=intended)
+    outcome_words = t(f"replay.outcome.{OUTCOME_KEYS[outcome]}") if outcome in OUTCOME_KEYS else outcome
     missed = expected is not None and outcome != expected
-    word = "win" if intended == "win" else "lose"
-    return f"{speedup:.2f}\u00d7 {outcome} \u00b7 {purpose}" + (f"; it did not {word} here" if missed else "")
+    text = t("replay.outcome", speedup=f"{speedup:.2f}", outcome=outcome_words, purpose=purpose)
+    return text + (t(f"replay.missed.{intended}") if missed else "")
+
+
+def gallery_headers() -> list[str]:
+    """The gallery's column headers in the current language (gradio does not translate a Dataset's headers)."""
+    return [t("replay.col.race"), t("replay.col.result"), t("replay.col.recorded")]
 
 
 def gallery_samples(gallery: Gallery | None) -> list[list[str]]:
@@ -58,7 +91,7 @@ def gallery_samples(gallery: Gallery | None) -> list[list[str]]:
     was recorded."""
     if gallery is None:
         return []
-    return [[e.title, outcome_text(e.speedup, e.outcome, e.intended),
+    return [[title_words(e), outcome_text(e.speedup, e.outcome, e.intended),
              f"{when_text(e.recorded_at)} \u00b7 {e.device_name}"] for e in gallery.entries]
 
 
@@ -66,9 +99,7 @@ def intro_html(gallery: Gallery | None, problem: str = "") -> str:
     """What the tab does, and whether the gallery is provisional."""
     note = ""
     if problem:
-        note = f'<div class="replay-note">The gallery cannot be shown: {esc(problem)}</div>'
+        note = f'<div class="replay-note">{esc(t("replay.gallery_unreadable", problem=translate(problem)))}</div>'
     elif gallery is not None and (gallery.provisional or not gallery.entries):
-        note = f'<div class="replay-note">{esc(gallery.note)}</div>'
-    return ('<div class="replay-intro">Replays recorded races at the speed they ran, token by token, in your browser: '
-            'nothing is computed here, so a free CPU machine can show a GPU race faithfully. Every replay is labelled '
-            f'with the hardware and date it was recorded on.</div>{note}')
+        note = f'<div class="replay-note">{esc(translate(gallery.note))}</div>'
+    return f'<div class="replay-intro">{esc(t("replay.intro"))}</div>{note}'

@@ -17,12 +17,13 @@ from ...bench.request import bench_plan
 from ...bench.runner import Bench, BenchProgress, PresetRacer
 from ...bench.suite import categories_of, load_suite
 from ...core.errors import ArenaError
+from ...core.words import DEFAULT, speaking, t, translate
 from ..config import UIConfig
 from ..exports import unique_stem
 from ..boundary import failure_text
 from ...render.status import status_html
 from ..streaming import PerSession, run_streaming
-from ...render.bench_tab import EMPTY, leaderboard_html, plots_html, progress_html, runs_html
+from ...render.bench_tab import empty_html, hint_html, intro_html, leaderboard_html, plots_html, progress_html, runs_html
 
 TICK = 0.5  # seconds between two frames while the benchmark runs
 
@@ -60,7 +61,8 @@ class BenchHandlers:
         except ArenaError as exc:
             return {u.status: status_html(str(exc), "error")}
         cats = categories_of(suite)
-        note = f"{name}: {len(suite)} prompts in {len(cats)} categor{'y' if len(cats) == 1 else 'ies'}."
+        note = t("bench.suite_note", name=name, prompts=t("bench.prompts", n=len(suite)),
+                 categories=t("bench.category" if len(cats) == 1 else "bench.categories", n=len(cats)))
         return {u.categories: gr.update(choices=cats, value=cats), u.status: status_html(note, "ok")}
 
     # ----- frames ---------------------------------------------------------------------------------
@@ -75,7 +77,7 @@ class BenchHandlers:
 
     def cleared(self) -> dict:
         u = self.ui
-        return {u.board: EMPTY, u.heatmap: "", u.positions: "", u.scatter: "", u.runs: "",
+        return {u.board: empty_html(), u.heatmap: "", u.positions: "", u.scatter: "", u.runs: "",
                 u.files: gr.update(value=None, visible=False)}
 
     # ----- run ------------------------------------------------------------------------------------
@@ -116,16 +118,18 @@ class BenchHandlers:
 
         yield from run_streaming(bench.run, frame, TICK, "bench-run")
         result = bench_result(bench, "the Benchmark tab")
-        files = write_all(result, unique_stem("bench", "bench"), all_plots(result))
+        with speaking(DEFAULT):  # the files are English, like the command line's (docs/DESIGN.md §4.10)
+            plots = all_plots(result)
+        files = write_all(result, unique_stem("bench", "bench"), plots)
         took = time.monotonic() - started
         if result.stopped:
-            why = (f"at this server's limit of {bench.time_limit / 60:g} minutes per benchmark " if bench.timed_out
-                   else "")
-            note = status_html(f"Stopped {why}after {len(result.rows)} of {bench.total} races ({took:.0f} s): the "
-                               "finished races are summarised below and in the downloads.", "info")
+            counts = dict(done=len(result.rows), total=bench.total, seconds=f"{took:.0f}")
+            note = status_html(t("bench.stopped_limit", minutes=f"{bench.time_limit / 60:g}", **counts) if bench.timed_out
+                               else t("bench.stopped", **counts), "info")
         else:
             n = len(result.rows)
-            note = status_html(f"Finished {n} race{'' if n == 1 else 's'} in {took:.0f} s.", "ok")
+            note = status_html(t("bench.finished_one" if n == 1 else "bench.finished", n=n, seconds=f"{took:.0f}"),
+                               "ok")
         yield {**self.report(result), self.ui.status: note, self.ui.files: gr.update(value=[str(f) for f in files], visible=True),
                **self.buttons(False)}
 
@@ -133,12 +137,30 @@ class BenchHandlers:
         """An error is shown as an error; the finished races stay on screen but are not offered as a result."""
         text = failure_text(error, "benchmark")
         if isinstance(error, ArenaError):
-            text += f" ({len(bench.rows)} races had finished; nothing was written.)"
+            text = translate(text) + t("bench.failed_after", n=len(bench.rows))
         return {self.ui.status: status_html(text, "error")}
 
     def stop(self, state: BenchState) -> dict:
         """Stop button: the race in flight ends after its current forward pass; finished races are kept."""
         if state.bench is None:
-            return {self.ui.status: status_html("No benchmark is running.")}
+            return {self.ui.status: status_html(t("bench.none_running"))}
         state.bench.stop()
-        return {self.ui.status: status_html("Stopping after the current forward pass\u2026")}
+        return {self.ui.status: status_html(t("bench.stopping"))}
+
+    # ----- page load ------------------------------------------------------------------------------
+    def page_loaded(self, status: str | None = None, board: str | None = None) -> dict:
+        """The tab's HTML in the visitor's language (docs/DESIGN.md §4.10); the status and the leaderboard only where
+        they still show what the page was built with (a shared link restores a result first)."""
+        u = self.ui
+        out = {u.intro: intro_html(), u.hint: hint_html()}
+        with speaking(DEFAULT):
+            built_status, built_board = status_html(t("bench.start")), empty_html()
+        if status in (None, "", built_status):
+            out[u.status] = status_html(t("bench.start"))
+        if board in (None, "", built_board):
+            out[u.board] = empty_html()
+        return out
+
+    def loaded_outputs(self) -> list:
+        u = self.ui
+        return [u.intro, u.hint, u.status, u.board]

@@ -13,12 +13,10 @@ from ...core.presets import load_presets
 from ..config import UIConfig
 from ...render.status import status_html
 from .handlers import BenchHandlers, BenchState
-from ...render.bench_tab import EMPTY
+from ...render.bench_tab import empty_html, hint_html, intro_html
+from ...core.words import t
+from ..language import label
 
-INTRO = ('<div class="plan-intro"><b>Benchmark.</b> Every ticked preset races plain <code>generate()</code> on each '
-         'prompt of a suite, one side after the other after a warm-up (greedy, batch 1), and the leaderboard shows '
-         'the median speedup per task category: where a method wins, by how much, and where it loses. The built-in '
-         'suite has Spec-Bench\u2019s six categories plus code editing; bring your own as JSONL or CSV.</div>')
 DEFAULT_PRESETS = ("offline-prompt-lookup",)
 
 
@@ -47,7 +45,7 @@ class BenchTab:
         events that parse an uploaded file."""
         self.gen, self.light, self.uploads = gen, light, uploads
         self.ui.state = gr.State(BenchState())
-        gr.HTML(INTRO, elem_id="bench-intro")
+        self.ui.intro = gr.HTML(intro_html(), elem_id="bench-intro")
         with gr.Row(elem_id="bench-row"):
             with gr.Column(scale=2, min_width=300, elem_id="bench-inputs"):
                 self._inputs()
@@ -62,40 +60,37 @@ class BenchTab:
         start = [p for p in DEFAULT_PRESETS if p in presets] or [self.config.preset]
         choices = [(f"{p.id} \u00b7 {p.where}", p.id) for _, p in sorted(
             presets.items(), key=lambda item: (item[1].where != "offline", item[0]))]
-        u.presets = gr.CheckboxGroup(choices, value=start, label="Presets", elem_id="bench-presets",
-                                     info="each is raced against plain decoding on every prompt; offline ones run here")
-        u.suite = upload_box(None, file_types=[".jsonl", ".json", ".csv"], label="Your suite (optional)",
+        u.presets = gr.CheckboxGroup(choices, value=start, label=label("ui.bench.presets"), elem_id="bench-presets",
+                                     info=label("ui.bench.presets_info"))
+        u.suite = upload_box(None, file_types=[".jsonl", ".json", ".csv"], label=label("ui.bench.suite"),
                             elem_id="bench-suite", height=110)
-        gr.HTML('<div class="bench-hint">JSONL: one <code>{"prompt": ..., "category": ...}</code> per line (optional '
-                '<code>id</code>, <code>split</code>); CSV: a header with <code>prompt</code> (optional '
-                '<code>category</code>). Empty: the built-in suite.</div>')
-        u.categories = gr.CheckboxGroup(list(BUILTIN_CATEGORIES), value=list(BUILTIN_CATEGORIES), label="Categories",
-                                        elem_id="bench-categories")
-        u.split = gr.Radio(list(SPLIT_CHOICES), value="all", label="Split", elem_id="bench-split",
-                           info="tune: prompts to tune settings on; test: prompts to report on")
+        u.hint = gr.HTML(hint_html(), elem_id="bench-hint")
+        u.categories = gr.CheckboxGroup(list(BUILTIN_CATEGORIES), value=list(BUILTIN_CATEGORIES),
+                                        label=label("ui.bench.categories"), elem_id="bench-categories")
+        u.split = gr.Radio([(label(f"ui.bench.split.{s}"), s) for s in SPLIT_CHOICES], value="all",
+                           label=label("ui.bench.split"), elem_id="bench-split", info=label("ui.bench.split_info"))
         with gr.Row():
-            u.limit = gr.Slider(1, 20, value=2, step=1, label="Prompts per category", elem_id="bench-limit")
-            u.repeats = gr.Slider(1, 5, value=1, step=1, label="Repeats", elem_id="bench-repeats")
+            u.limit = gr.Slider(1, 20, value=2, step=1, label=label("ui.bench.limit"), elem_id="bench-limit")
+            u.repeats = gr.Slider(1, 5, value=1, step=1, label=label("ui.bench.repeats"), elem_id="bench-repeats")
         cap = self.config.max_new_tokens_cap
-        u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1, label="Max new tokens per race",
+        u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1, label=label("ui.bench.max_new_tokens"),
                                      elem_id="bench-max-new-tokens")
         with gr.Row():
-            u.run = gr.Button("\u25b6  Run benchmark", variant="primary", elem_id="bench-run-btn", scale=3)
-            u.stop = gr.Button("\u25a0  Stop", variant="stop", interactive=False, elem_id="bench-stop-btn", scale=1)
-        u.status = gr.HTML(status_html("A CPU takes seconds to minutes per race: start small, then add prompts and "
-                                       "repeats."), elem_id="bench-status")
+            u.run = gr.Button(label("ui.bench.run"), variant="primary", elem_id="bench-run-btn", scale=3)
+            u.stop = gr.Button(label("ui.bench.stop"), variant="stop", interactive=False, elem_id="bench-stop-btn", scale=1)
+        u.status = gr.HTML(status_html(t("bench.start")), elem_id="bench-status")
 
     def _outputs(self) -> None:
         u = self.ui
-        u.board = gr.HTML(EMPTY, elem_id="bench-board")
+        u.board = gr.HTML(empty_html(), elem_id="bench-board")
         with gr.Row(elem_id="bench-plots"):
             u.heatmap = gr.HTML("", elem_id="bench-heatmap")
         with gr.Row(elem_id="bench-plots-2"):
             u.positions = gr.HTML("", elem_id="bench-positions")
             u.scatter = gr.HTML("", elem_id="bench-scatter")
-        u.files = gr.File(None, file_count="multiple", label="Downloads: results.csv, results.json, summary.md, plots",
+        u.files = gr.File(None, file_count="multiple", label=label("ui.bench.files"),
                           interactive=False, visible=False, elem_id="bench-files")
-        with gr.Accordion("Every race", open=False, elem_id="bench-runs-box"):
+        with gr.Accordion(label("ui.bench.runs"), open=False, elem_id="bench-runs-box"):
             u.runs = gr.HTML("", elem_id="bench-runs")
 
     def _wire(self) -> None:
@@ -105,3 +100,8 @@ class BenchTab:
         u.run.click(h.run, u.inputs(), u.outputs(), show_progress="full", show_progress_on=[u.status],
                     api_visibility="private", **self.gen)
         u.stop.click(h.stop, [u.state], [u.status], show_progress="hidden", **self.light)
+
+    def on_load(self, demo: gr.Blocks) -> None:
+        """Redraw the tab's HTML in the visitor's language when a page loads."""
+        demo.load(self.handlers.page_loaded, [self.ui.status, self.ui.board], self.handlers.loaded_outputs(),
+                  show_progress="hidden", **self.light)

@@ -9,11 +9,13 @@ from typing import Any, Callable
 import gradio as gr
 
 from ...core.errors import ArenaError
+from ...core.words import t, translate
 from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, parse_trace, save_trace
 from ..config import UIConfig
 from .. import popups
 from ..exports import unique_stem
+from ..language import label
 
 
 def write_race_files(trace: dict[str, Any], name: str) -> tuple[str, str]:
@@ -53,9 +55,9 @@ class RaceDownloads:
 
     def build(self) -> "RaceDownloads":
         with gr.Row(elem_id="race-downloads"):
-            self.trace = gr.DownloadButton("\u2b07 Trace (JSON)", value=None, interactive=False, size="sm",
+            self.trace = gr.DownloadButton(label("ui.replay.download_trace"), value=None, interactive=False, size="sm",
                                            elem_id="download-trace")
-            self.page = gr.DownloadButton("\u2b07 Replay page (HTML)", value=None, interactive=False, size="sm",
+            self.page = gr.DownloadButton(label("ui.replay.download_page"), value=None, interactive=False, size="sm",
                                           elem_id="download-replay")
             self.share = share_button(self.config, "race-share")
         return self
@@ -73,6 +75,6 @@ class RaceDownloads:
         try:
             trace, page = write_race_files(make_trace(), name)
         except ArenaError as exc:
-            popups.warning(f"The race finished, but its files could not be written: {exc}")
+            popups.warning(t("replay.files_failed", error=translate(str(exc))))
             return self.cleared()
         return {self.trace: gr.update(value=trace, interactive=True), self.page: gr.update(value=page, interactive=True)}

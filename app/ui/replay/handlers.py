@@ -10,6 +10,7 @@ from typing import Any
 import gradio as gr
 
 from ...core.errors import ArenaError
+from ...core.words import DEFAULT, speaking, t
 from ...replay.gallery import Gallery
 from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, load_trace
@@ -17,7 +18,8 @@ from ..uploads import whole_index
 from ...render.status import status_html
 from ..boundary import unexpected_error_text
 from .files import write_replay_page
-from ...render.replay_tab import placeholder_html, player_html, recording_status
+from ...render.replay_tab import (gallery_headers, gallery_samples, intro_html, placeholder_html, player_html,
+                                  recording_status, title_words)
 
 log = logging.getLogger("app.ui")
 
@@ -57,12 +59,30 @@ class ReplayHandlers:
         """A gallery row was clicked: play that recorded race."""
         index = whole_index(index)
         if self.gallery is None or index is None or not 0 <= index < len(self.gallery.entries):
-            return self._failed("That recorded race is not in the gallery.")
+            return self._failed(t("replay.not_in_gallery"))
         entry = self.gallery.entries[index]
-        return self._guarded(lambda: self.gallery.load(index), entry.title)
+        return self._guarded(lambda: self.gallery.load(index), title_words(entry))
 
     def uploaded(self, path: str | None) -> dict:
         """A trace file was uploaded: check it and play it (or say in one line what is wrong with it)."""
         if not path:
-            return {self.ui.status: status_html("Load a trace file (.json) to replay it.")}
+            return {self.ui.status: status_html(t("replay.load_prompt"))}
         return self._guarded(lambda: load_trace(path), Path(path).name)
+
+    def page_loaded(self, problem: str = "", status: str | None = None, player: str | None = None) -> dict:
+        """The tab's HTML and the gallery's rows in the visitor's language (docs/DESIGN.md §4.10); the status and the
+        player only where they still show what the page was built with (a shared link restores a replay first)."""
+        u = self.ui
+        out = {u.intro: intro_html(self.gallery, problem),
+               u.gallery: gr.Dataset(samples=gallery_samples(self.gallery), headers=gallery_headers())}
+        with speaking(DEFAULT):
+            built_status, built_player = status_html(t("replay.nothing_playing")), placeholder_html()
+        if status in (None, "", built_status):
+            out[u.status] = status_html(t("replay.nothing_playing"))
+        if player in (None, "", built_player):
+            out[u.player] = placeholder_html()
+        return out
+
+    def loaded_outputs(self) -> list:
+        u = self.ui
+        return [u.intro, u.status, u.player, u.gallery]
