@@ -34,11 +34,14 @@ SENTENCE_FUNCTIONS = {
     "app/core/download.py": ("progress_text",),
     "app/race/result.py": ("divergence_reason", "failure"),
     "app/ui/boundary.py": ("unexpected_error_text",),
+    "app/deploy/build.py": ("unsupported_message",),
 }
 #: Calls whose first argument is a progress or loading message (a bare or attribute call of this name).
 PROGRESS_CALLS = {"progress"}
-#: Error sites that pass on a line made elsewhere (harvested there, or an upstream library's own): file -> how many.
-DYNAMIC: dict[str, int] = {}
+#: Error sites that pass on a line made elsewhere: file -> how many. Each line is harvested where it is made, or
+#: is made of harvested lines: a deploy refusal (``unsupported_message``), a planner race's side errors joined with
+#: "; " (each an ArenaError line of its own), a race's failure (``RaceResult.failure``).
+DYNAMIC: dict[str, int] = {"app/deploy/build.py": 1, "app/planner/check.py": 1, "app/race/result.py": 1}
 #: A template is a sentence when its literal text holds a word of three letters and a space.
 _WORDY = re.compile(r"[A-Za-z]{3,}")
 #: Builtins and helpers whose call reads as their first argument's value.
@@ -264,9 +267,11 @@ def _translated(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and _call_name(node) == "t"
 
 
-def harvest() -> Harvest:
-    """Every template of app/ (outside app/cli) the page can show, with where each comes from."""
-    trees, out = _sources(), Harvest()
+def harvest(sources: dict[str, str] | None = None) -> Harvest:
+    """Every template of app/ (outside app/cli) the page can show, with where each comes from; `sources` (file ->
+    Python source) harvests those instead (the tests' own snippets)."""
+    trees = _sources() if sources is None else {rel: ast.parse(text) for rel, text in sources.items()}
+    out = Harvest()
     errors = _error_classes(trees)
     for rel, tree in trees.items():
         module = module_texts(tree)
