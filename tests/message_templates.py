@@ -2,7 +2,7 @@
 the source with Python's ast: the lines given to an ArenaError (or a subclass) anywhere in app/ outside app/cli, the
 progress and loading messages (the first argument of a ``progress(...)`` call), and the sentences of the functions
 in :data:`SENTENCE_FUNCTIONS` (the why panel's verdict, the trust verdicts, the download line, the divergence badge,
-the line of an unexpected error).
+a side's failure, the sampling check's verdict, the line of an unexpected error).
 
 An f-string becomes a template with ``{name}`` placeholders: the name of a simple name or of an attribute's last
 part, else a stable name made from the expression (``{len(files)}`` -> ``{files}``, ``{i + 1}`` -> ``{i}``,
@@ -35,6 +35,9 @@ SENTENCE_FUNCTIONS = {
     "app/race/result.py": ("divergence_reason", "failure"),
     "app/ui/boundary.py": ("unexpected_error_text",),
     "app/deploy/build.py": ("unsupported_message",),
+    "app/race/workers.py": ("describe_error",),
+    "app/race/methods.py": ("explain",),
+    "app/race/sampling_check_result.py": ("verdict_words", "warning"),
 }
 #: Calls whose first argument is a progress or loading message (a bare or attribute call of this name).
 PROGRESS_CALLS = {"progress"}
@@ -241,6 +244,8 @@ def _function_texts(fn: ast.AST) -> list[ast.expr]:
         body = body[1:]
 
     def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Compare):  # a text looked for ("... in text"), not one shown
+            return
         if isinstance(node, ast.expr) and _stringy(node):
             out.append(node)
             return
