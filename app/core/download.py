@@ -46,12 +46,16 @@ def progress_text(name: str, index: int, count: int, done: int, total: int | Non
     """One progress line: file (repo id/file name), its place among the repository's weight files, bytes done of
     total, rate and time left ('about 12 s left')."""
     rate = done / seconds if seconds > 0 else 0.0
-    of = f" of {size_text(total)}" if total else ""
-    left = ""
-    if total and rate > 0 and done < total:
-        secs = (total - done) / rate
-        left = f", about {secs / 60:.0f} min left" if secs >= 90 else f", about {max(1, round(secs))} s left"
-    return f"{DOWNLOADING}{name} ({index} of {count}): {size_text(done)}{of}, {size_text(rate)}/s{left}"
+    got, speed = size_text(done), size_text(rate)
+    if not total:
+        return f"{DOWNLOADING}{name} ({index} of {count}): {got}, {speed}/s"
+    size = size_text(total)
+    if rate <= 0 or done >= total:
+        return f"{DOWNLOADING}{name} ({index} of {count}): {got} of {size}, {speed}/s"
+    secs = (total - done) / rate  # each line whole, so the page can translate it (docs/DESIGN.md §4.10)
+    if secs >= 90:
+        return f"{DOWNLOADING}{name} ({index} of {count}): {got} of {size}, {speed}/s, about {secs / 60:.0f} min left"
+    return f"{DOWNLOADING}{name} ({index} of {count}): {got} of {size}, {speed}/s, about {max(1, round(secs))} s left"
 
 
 class _Bar:

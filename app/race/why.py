@@ -93,7 +93,8 @@ def _what_happened(result: Any, why: Why) -> str:
                 "hardware, so the assisted side decoded plainly")
     if not drafted:
         return "No round drafted anything"
-    text = f"Drafts were accepted {why.acceptance_rate:.0%} ({sum(r.accepted for r in a.rounds)} of {drafted})"
+    accepted = sum(r.accepted for r in a.rounds)
+    text = f"Drafts were accepted {why.acceptance_rate:.0%} ({accepted} of {drafted})"
     title = METHODS[result.method].title.lower() if result.method in METHODS else result.method
     if why.break_even_acceptance is not None and why.gamma and why.break_even_acceptance < 0.005:
         text += (f"; here drafting with {title} costs next to nothing, so any accepted draft pays (the cost is "

@@ -9,7 +9,7 @@ from typing import Any
 from ..race.reader import RaceSnapshot, SideSnapshot
 from ..race.result import RaceResult, Token
 from .race_data import SideCodec, clock_time, next_race_id, race_data, shown_divergence, side_data
-from ..core.words import t
+from ..core.words import t, translate
 
 SIDES = ("baseline", "assisted")
 
@@ -57,7 +57,7 @@ class LiveFrames:
 
     def _message(self, phase: str, side: SideSnapshot, kept: float | None) -> str:
         if side.error:
-            return side.error
+            return translate(side.error)
         if phase == "warmup":
             return t("live.warmup_kept" if kept else "live.warmup")
         return t("player.waiting_plain") if phase == "waiting" else ""
@@ -90,13 +90,15 @@ class LiveFrames:
             # items equal to those sent before add nothing to gradio's diff
             items, rounds = SideCodec(name == "assisted").encode(tokens, side.token_times,
                                                                  result.assisted.rounds if name == "assisted" else ())
-            sides[name] = side_data(title(name), self.titles[name], phase=phase, message=error or "",
+            sides[name] = side_data(title(name), self.titles[name], phase=phase, message=translate(error or ""),
                                     max_tokens=self.max_tokens, started=True, elapsed=side.seconds,
                                     seconds=side.seconds, ttft=side.ttft_seconds, tokens=items, rounds=rounds)
         return self._frame(sides, "finished", result.baseline_kept_at, shown_divergence(result))
 
     def failed(self, message: str) -> dict[str, Any]:
-        """The last frame shown, both panes marked as failed; a pane with no tokens shows the message."""
+        """The last frame shown, both panes marked as failed; a pane with no tokens shows the message (in the
+        visitor's language: an ArenaError's line is English)."""
+        message = translate(message)
         if self.last is None:
             return self.loading(message, "error")
         sides = {n: {**s, "phase": "error", "message": s["message"] if s["tokens"] else message}

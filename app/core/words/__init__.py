@@ -104,32 +104,53 @@ def placeholders(text: str) -> set[str]:
 
 @lru_cache(maxsize=None)
 def _patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
-    """(English template, the regex an English sentence of that template matches) for `lang`'s messages, the longest
-    templates first so the most specific wins."""
+    """(English template, the regex an English sentence of that template matches) for `lang`'s messages, the most
+    specific first (the most words of their own, then the fewest placeholders), so the most specific wins. A
+    placeholder that comes twice matches the same value twice."""
     out = []
     for template in table(lang)["messages"]:
-        parts, last = [], 0
+        parts, last, seen = [], 0, set()
         for m in _PLACEHOLDER.finditer(template):
+            name = m.group(1)
             parts.append(re.escape(template[last:m.start()]))
-            parts.append(f"(?P<{m.group(1)}>.*?)")
+            parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
+            seen.add(name)
             last = m.end()
         parts.append(re.escape(template[last:]))
-        out.append((template, re.compile("".join(parts) + r"\Z", re.S)))
-    return sorted(out, key=lambda tp: -len(tp[0]))
+        own = len(_PLACEHOLDER.sub("", template))
+        out.append((own, -len(seen), template, re.compile("".join(parts) + r"\Z", re.S)))
+    out.sort(key=lambda item: (-item[0], -item[1], item[2]))
+    return [(template, pattern) for _, _, template, pattern in out]
 
 
-#: Where a text of several sentences is cut to translate each: after ". ", "; " or ": " before a capital letter.
-_SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])")
+#: Where a text of several sentences is cut to translate each: after "; ", and after ". ", ": ", "! " or "? " before a
+#: capital letter or a parenthesis. Each piece keeps its own end.
+_SENTENCE_END = re.compile(r"(?<=;)\s+|(?<=[.:!?])\s+(?=[A-Z(])")
+#: A piece's end that a template may leave out (the sentence it ends goes on after it).
+_PIECE_END = re.compile(r"[.;:]\Z")
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    """`text` with each ``{name}`` of `values` replaced by its value (not str.format: braces in a value, or a
+    placeholder the values lack, stay as they are)."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 @lru_cache(maxsize=4096)
 def _one(text: str, lang: str) -> str | None:
-    """`text` translated by the first template of `lang` it matches whole; None when none does."""
-    for template, pattern in _patterns(lang):
-        m = pattern.match(text)
-        if m:
-            values = {name: translate(v) if name in SENTENCE_VALUES else v for name, v in m.groupdict().items()}
-            return table(lang)["messages"][template].format(**values)
+    """`text` translated by the most specific template of `lang` it matches whole (a template without the text's
+    final '.', ';' or ':' matches too, the end kept); None when none does."""
+    candidates = [(text, "")]
+    end = _PIECE_END.search(text)
+    if end:
+        candidates.append((text[:end.start()], end.group(0)))
+    for piece, tail in candidates:
+        for template, pattern in _patterns(lang):
+            m = pattern.match(piece)
+            if m:
+                values = {name: translate(v) if name in SENTENCE_VALUES else v for name, v in m.groupdict().items()}
+                done = _fill(table(lang)["messages"][template], values)
+                return done if not tail or done.endswith(tail) else done + tail
     return None
 
 
@@ -139,16 +160,30 @@ SENTENCE_VALUES = ("message", "reason", "detail", "exc", "error")
 
 def translate(text: str) -> str:
     """`text`, English written below the page (an ArenaError's line, a progress message, a verdict), in the current
-    language: whole, when a template of ``messages.json`` matches it, else sentence by sentence; values that are
-    sentences themselves (a ``{message}``, a ``{reason}``) are translated too. Text no template matches stays as it
-    is."""
+    language: whole, when a template of the ``messages*.json`` files matches it, else piece by piece (a piece: the
+    longest run of its sentences that a template matches, or one sentence left as it is); values that are sentences
+    themselves (a ``{message}``, a ``{reason}``) are translated too. Text no template matches stays as it is."""
     lang = language()
     if lang == DEFAULT or not text:
         return text
     whole = _one(text, lang)
     if whole is not None:
         return whole
-    pieces = _SENTENCE_END.split(text)
-    if len(pieces) == 1:
+    cuts = [m.span() for m in _SENTENCE_END.finditer(text)]
+    if not cuts:
         return text
-    return " ".join(_one(piece, lang) or piece for piece in pieces)
+    starts = [0] + [b for _, b in cuts]
+    ends = [a for a, _ in cuts] + [len(text)]
+    out, i, n = [], 0, len(starts)
+    while i < n:
+        for j in range(n, i, -1):
+            done = _one(text[starts[i]:ends[j - 1]], lang) if (i, j) != (0, n) else None
+            if done is not None:
+                break
+        else:
+            j, done = i + 1, text[starts[i]:ends[i]]
+        out.append(done)
+        if j < n:
+            out.append(text[ends[j - 1]:starts[j]])
+        i = j
+    return "".join(out)
