@@ -90,7 +90,8 @@ def test_a_race_reads_in_the_language_on_a_laptop_and_a_phone(server, browser, l
         if lang == "ko":
             assert HANGUL.search(page.locator("#status").inner_text()) and HANGUL.search(page.locator("#why").inner_text())
         assert fits(page) == [], fits(page)
-        screenshot(page, tmp_path / f"race-{lang}-{size}.png", asset=f"screenshot-race-{lang}{'-phone' if size == 'phone' else ''}.png")
+        asset = f"screenshot-race-{lang}{'-phone' if size == 'phone' else ''}.png"
+        screenshot(page, tmp_path / f"race-{lang}-{size}.png", asset=asset)
         page.close()
 
 

@@ -56,6 +56,14 @@ def preset_choice_text(preset: Any) -> str:
             f"{preset.id} \u2014 {preset_text(preset, 'title')}")
 
 
+def preset_where_text(preset: Any) -> str:
+    """A preset's id and where it runs, in the current language ("offline-prompt-lookup · runs offline"): the
+    Benchmark tab's preset list."""
+    from ..core.words import t
+
+    return f"{preset.id} \u00b7 {t('where.' + WHERE.get(preset.where, 'hub'))}"
+
+
 def knob_text(knob: Any, field: str) -> str:
     """A knob's page label or help (field "label" or "help"; an app.core.knobs.Knob) in the current language."""
     return localized(f"knob.{knob.name}.{field}", getattr(knob, field))

@@ -19,6 +19,7 @@ from ..render.page import header_html
 from .engines import engine_choice_words
 from .language import LanguageBoot, gradio_i18n, label
 from .race.controls import preset_choice_words
+from .bench.tab import bench_preset_words
 from ..render.preset_words import knob_words
 from .uploads import UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
@@ -44,7 +45,7 @@ def launch_kwargs(config: UIConfig | None = None) -> dict:
     endpoints = config.endpoints if config is not None else ()
     return {"theme": make_theme(), "css": PAGE_CSS, "head": f"<style>{PAGE_FRAME_CSS}</style><script>{PLAYER_JS}</script>",
             "footer_links": ["api", "gradio"],
-            "i18n": gradio_i18n(preset_choice_words, knob_words, lambda: engine_choice_words(endpoints))}
+            "i18n": gradio_i18n(preset_choice_words, bench_preset_words, knob_words, lambda: engine_choice_words(endpoints))}
 
 
 def upload_cap() -> dict:

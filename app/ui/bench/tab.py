@@ -14,10 +14,21 @@ from ..config import UIConfig
 from ...render.status import status_html
 from .handlers import BenchHandlers, BenchState
 from ...render.bench_tab import empty_html, hint_html, intro_html
+from ...render.preset_words import preset_where_text
 from ...core.words import t
 from ..language import label
 
 DEFAULT_PRESETS = ("offline-prompt-lookup",)
+
+
+def bench_presets() -> list:
+    """The presets the tab offers, those that run offline first."""
+    return [p for _, p in sorted(load_presets().items(), key=lambda item: (item[1].where != "offline", item[0]))]
+
+
+def bench_preset_words() -> dict[str, str]:
+    """The preset list's entries in the current language, by their ``ui.`` keys (for gradio's tables)."""
+    return {f"ui.bench_preset.{p.id}": preset_where_text(p) for p in bench_presets()}
 
 
 class BenchUI(SimpleNamespace):
@@ -58,8 +69,7 @@ class BenchTab:
         u = self.ui
         presets = load_presets()
         start = [p for p in DEFAULT_PRESETS if p in presets] or [self.config.preset]
-        choices = [(f"{p.id} \u00b7 {p.where}", p.id) for _, p in sorted(
-            presets.items(), key=lambda item: (item[1].where != "offline", item[0]))]
+        choices = [(label(f"ui.bench_preset.{p.id}"), p.id) for p in bench_presets()]
         u.presets = gr.CheckboxGroup(choices, value=start, label=label("ui.bench.presets"), elem_id="bench-presets",
                                      info=label("ui.bench.presets_info"))
         u.suite = upload_box(None, file_types=[".jsonl", ".json", ".csv"], label=label("ui.bench.suite"),
