@@ -23,7 +23,7 @@ from app.planner.types import MeasuredPoint, Vocabulary
 from app.planner.report import plan_to_csv
 from app.core.theory import (ARTICLE_ALPHAS, ARTICLE_CS, GAMMAS, best_gamma, gamma_table, predicted_speedup,
                                 table_around, verdict)
-from app.ui.planner.plot import speedup_svg
+from app.render.plan_chart import MEASURED_COLOURS, speedup_svg
 
 # The article's "최적 γ 계산표": alpha row -> (gamma, speedup) per c in ARTICLE_CS.
 ARTICLE_TABLE = {
@@ -162,7 +162,7 @@ def test_svg_plot():
     ns = "{http://www.w3.org/2000/svg}"
     line = root.find(f"{ns}polyline")
     assert len(line.get("points").split()) == 20
-    assert root.find(f"{ns}rect[@fill='#d62728']") is not None
+    assert root.find(f"{ns}rect[@fill='{MEASURED_COLOURS[0]}']") is not None
     assert "best gamma 3: 1.58x" in svg and 'viewBox="0 0 560 300"' in svg
 
 

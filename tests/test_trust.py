@@ -112,7 +112,7 @@ def test_the_planner_says_one_verdict_the_measured_one():
     from app.core.theory import verdict as theory
     from app.planner.plan import final_verdict, plan_from_numbers, projection_note
     from app.planner.types import Verdict
-    from app.ui.planner.render import cost_html, headline_html
+    from app.render.plan import cost_html, headline_html
 
     plan = plan_from_numbers(0.55, 0.5)  # in theory alpha exceeds c: 1.01x
     assert plan.final.source == "predicted" and plan.final.pays == "yes"

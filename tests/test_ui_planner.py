@@ -22,8 +22,8 @@ from app.planner.request import parse_prices, plan_options
 from app.render.status import status_html
 from app.ui.exports import export_dir
 from app.ui.planner.handlers import PlanState, export_plan
-from app.ui.planner.render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
-                                   progress_html, table_html)
+from app.render.plan import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html,
+                             progress_html, table_html)
 from tests.helpers import by_elem_id, english, make_preset, server_events
 
 REPORT = ("status", "headline", "plot", "table", "check", "memory", "cost", "advice", "json_file", "csv_file", "raw")
@@ -109,7 +109,7 @@ def test_the_fields_errors_name_them_by_their_page_labels(built, monkeypatch):
     monkeypatch.setattr(gr, "Warning", lambda msg: None)
     for elem_id, knob in (("plan-gpu-memory", "gpu_memory"), ("plan-context", "context"), ("plan-dtype", "dtype"),
                           ("plan-hours", "hours_per_month")):
-        assert by_elem_id(built, elem_id).label == PLAN_NUMBERS[knob].label
+        assert english(by_elem_id(built, elem_id).label) == PLAN_NUMBERS[knob].label
     status = named(built.planner, built.planner.handlers.plan_calculate(0.8, 0.05, "", 800))["status"]
     assert "GPU hours per month must be in (0, 744]; got 800" in status
 

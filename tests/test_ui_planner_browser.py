@@ -49,3 +49,33 @@ def test_bad_alpha_shows_a_message_and_the_race_tab_still_works(page):
     expect(page.locator("#run-btn")).to_be_visible()
     expect(page.locator("#pane-assisted")).to_be_visible()
     assert Path(CHROMIUM).exists()
+
+
+@pytest.mark.parametrize("lang", ("ko", "id"))
+def test_a_plan_reads_in_the_language(server, browser, lang, tmp_path):
+    """With ?lang=ko or ?lang=id the Planner tab holds no English sentence, before and after a measured plan (the
+    offline default preset); Korean shows Hangul; the page fits a laptop and a phone (screenshots in tmp_path)."""
+    from tests.chromium import fits, open_page
+    from tests.test_languages_browser import EXEMPT, HANGUL, TEXTS_JS, english_left
+
+    url, _ = server
+    page = open_page(browser, f"{url}/?lang={lang}", 1440, 900)
+    page.locator("#tab-planner-button, button[role=tab]").nth(1).click()
+    expect(page.locator("#plan-measure-btn")).to_be_visible()
+    page.wait_for_timeout(600)
+    before = page.evaluate(TEXTS_JS, list(EXEMPT))
+    assert not english_left(before, lang), english_left(before, lang)[:10]
+    page.click("#plan-measure-btn")
+    expect(page.locator("#plan-headline .plan-mode[data-mode=measured]")).to_be_attached(timeout=600_000)
+    page.wait_for_timeout(800)
+    after = page.evaluate(TEXTS_JS, list(EXEMPT))
+    assert not english_left(after, lang), english_left(after, lang)[:10]
+    if lang == "ko":
+        for part in ("#plan-status", "#plan-headline", "#plan-check", "#plan-advice"):
+            assert HANGUL.search(page.locator(part).inner_text()), part
+    screenshot(page, tmp_path / f"planner-{lang}-1440.png", settle_ms=300)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(600)
+    assert fits(page) == [], fits(page)
+    screenshot(page, tmp_path / f"planner-{lang}-390.png", settle_ms=300)
+    page.close()

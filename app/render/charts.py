@@ -91,3 +91,25 @@ def legend(keys: Sequence[str], x: float, y: float) -> list[str]:
         out.append(marker(MARKERS[i % len(MARKERS)], x + 11, yy, colour, 3.5))
         out.append(text(x + 28, yy + 4, label[:40], size=11))
     return out
+
+
+def polyline(points: Sequence[tuple[float, float]], colour: str, width: float = 2.0, dash: str = "",
+             tip: str = "") -> str:
+    """One series as a line through `points` (px); `dash`: an SVG dash pattern ("" solid); `tip`: its hover title."""
+    pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    dashed = f' stroke-dasharray="{dash}"' if dash else ""
+    head = f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="{width:g}"{dashed}'
+    return f"{head}><title>{esc(tip)}</title></polyline>" if tip else head + "/>"
+
+
+def swatch(colour: str, dash: str | None = "", kind: str | None = None) -> str:
+    """A series' key as a small inline SVG for an HTML legend beside a chart: its line (`dash` as the series', None
+    for no line) and its marker (`kind`, one of MARKERS, or None)."""
+    body = []
+    if dash is not None:
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        body.append(f'<line x1="1" y1="6" x2="21" y2="6" stroke="{colour}" stroke-width="2.5"{dashed}/>')
+    if kind:
+        body.append(marker(kind, 11, 6, colour, 3.5))
+    return (f'<svg class="swatch" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 22 12" width="22" height="12" '
+            f'aria-hidden="true">{"".join(body)}</svg>')

@@ -28,11 +28,12 @@ from ..engines import chosen_target, engine_name
 from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
+from ...core.words import t
+from ...render.plan import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
+                            table_html)
 from ...render.status import status_html
 from ..keepalive import in_background
 from ..streaming import PerSession, run_streaming
-from .render import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
-                     table_html)
 
 log = logging.getLogger("app.ui")
 
@@ -118,8 +119,8 @@ class PlannerHandlers:
             plan = calculator(alpha, c, plan_options(prices=prices, hours=hours))
         except ArenaError as exc:
             return self.status(failure_text(exc), "error")
-        return self.report(plan, status_html(f"Calculated for alpha {plan.alpha:g}, c {plan.c:g}: best gamma "
-                                             f"{plan.best_gamma} \u2192 {plan.predicted_speedup:.2f}x.", "ok"))
+        return self.report(plan, status_html(t("plan.status.calculated", alpha=f"{plan.alpha:g}", c=f"{plan.c:g}",
+                                               gamma=plan.best_gamma, speedup=f"{plan.predicted_speedup:.2f}"), "ok"))
 
     # ----- measuring --------------------------------------------------------------------------
     def request(self, choice: Any, target: Any, assistant: Any, prompts: Any, options: PlanOptions) -> Measuring:
@@ -130,7 +131,7 @@ class PlannerHandlers:
         engine = self.engine(choice, target, assistant)
         if engine is not None:
             requests = engine_requests(engine, prompts, options.max_new_tokens, options.limits, REQUEST)
-            return Measuring(f"the engine {engine.name}", len(requests),
+            return Measuring(t("plan.what.engine", name=engine.name), len(requests),
                              lambda progress, stop: plan_on_engine(requests, options, progress, stop))
         changes = {"target": target, "assistant": assistant,
                    **({"max_new_tokens": options.max_new_tokens} if options.max_new_tokens else {})}
@@ -171,7 +172,7 @@ class PlannerHandlers:
         closed at once."""
         state.cancel.clear()
         state.running = True
-        lines = [f"Measuring {what.label}: {what.prompts} prompt(s), greedy"]
+        lines = [t("plan.status.measuring", what=what.label, prompts=what.prompts)]
 
         def progress(msg: str) -> None:
             if state.cancel.is_set():
@@ -186,9 +187,9 @@ class PlannerHandlers:
                                             lambda elapsed: {self.ui.status: progress_html(lines, elapsed)},
                                             TICK, "plan-measure")
             state.plan = plan
-            yield {**self.report(plan, status_html(f"Measured {what.label} in {time.monotonic() - started:.0f} s: alpha "
-                                                   f"{plan.alpha:.3f}, c {plan.c:.4f}, best gamma "
-                                                   f"{plan.best_gamma}.", "ok")), **self.buttons(False)}
+            done = t("plan.status.measured", what=what.label, seconds=f"{time.monotonic() - started:.0f}",
+                     alpha=f"{plan.alpha:.3f}", c=f"{plan.c:.4f}", gamma=plan.best_gamma)
+            yield {**self.report(plan, status_html(done, "ok")), **self.buttons(False)}
         except Exception as error:
             yield {**self._measure_failed(state, error), **self.buttons(False)}
         finally:
@@ -197,15 +198,15 @@ class PlannerHandlers:
 
     def _measure_failed(self, state: PlanState, error: Exception) -> dict:
         if isinstance(error, PlanCancelled) or state.cancel.is_set():
-            return self.status("Stopped: nothing was planned. Press Measure and plan to start again.")
+            return self.status(t("plan.status.stopped_again"))
         return self.status(failure_text(error, "planner"), "error")
 
     def plan_stop(self, state: PlanState) -> dict:
         """Stop button: the measuring ends at its next step (a forward pass or a race already running finishes)."""
         if not state.running:
-            return self.status("Nothing is being measured.")
+            return self.status(t("plan.status.idle"))
         state.cancel.set()
-        return self.status("Stopping after the current step\u2026")
+        return self.status(t("plan.status.stopping"))
 
     def preset_changed(self, preset_id: str, prompts: Optional[str]) -> dict:
         """Planner preset picked: the models' placeholders, the assistant box, and the examples (own text kept); an

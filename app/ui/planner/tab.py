@@ -15,16 +15,14 @@ from ...planner.plan import PlanOptions
 from ...race.methods import get_method
 from .. import gpu
 from ..config import UIConfig
+from ...core.words import t
+from ...render.plan import (advice_html, box_title_html, check_html, cost_html, headline_html, intro_html,
+                            memory_html, plot_html, table_html)
 from ...render.status import status_html
+from ..language import label
 from ..race.controls import preset_choices
 from ..engines import engine_choices
 from .handlers import DEFAULT_PLAN_PRESET, PlannerHandlers, PlanState, calculator, default_prices, prompt_text
-from .render import advice_html, check_html, cost_html, headline_html, memory_html, plot_html, table_html
-
-INTRO = ('<div class="plan-intro"><b>Draft planner.</b> Theorem 3.8 (Leviathan et al., 2022): with acceptance '
-         'rate <i>\u03b1</i> and cost ratio <i>c</i>, drafting \u03b3 tokens a round gives (1 \u2212 \u03b1<sup>'
-         '\u03b3+1</sup>) / ((1 \u2212 \u03b1)(\u03b3c + 1)); faster than plain generate() only if \u03b1 &gt; c. '
-         'Type \u03b1 and c for an instant answer, or measure them on a model pair.</div>')
 
 
 class PlannerUI(SimpleNamespace):
@@ -49,7 +47,7 @@ class PlannerTab:
     def build(self, gen: dict, light: dict) -> "PlannerTab":
         self.gen, self.light = gen, light
         self.ui.state = gr.State(PlanState())
-        gr.HTML(INTRO, elem_id="plan-intro")
+        self.ui.intro = gr.HTML(intro_html(), elem_id="plan-intro")
         with gr.Row(elem_id="plan-row"):
             with gr.Column(scale=2, min_width=300, elem_id="plan-inputs"):
                 self._calculator_box()
@@ -61,61 +59,62 @@ class PlannerTab:
         gr.api(gpu.plan_endpoint(self.handlers.make_endpoint()), api_name="plan", **gen)
         return self
 
+    def prompts_info(self) -> str:
+        """The prompts box's help text, with the server's cap (written by the server: it holds a value)."""
+        return t("plan.prompts_info", most=self.config.limits.plan_prompts)
+
     # ----- sections ----------------------------------------------------------------------------------
     def _calculator_box(self) -> None:
         u = self.ui
         with gr.Group(elem_id="plan-calc-box"):
-            gr.HTML('<div class="plan-box-title">Calculator \u00b7 no model</div>')
+            u.calc_title = gr.HTML(box_title_html("plan.box.calculator"))
             with gr.Row():
-                u.alpha = gr.Number(0.8, label="alpha (acceptance rate, 0-1)", step=0.05, elem_id="plan-alpha")
-                u.c = gr.Number(0.05, label="c (draft / target step)", step=0.01, elem_id="plan-c")
-            u.compute = gr.Button("Compute", variant="secondary", elem_id="plan-compute-btn")
+                u.alpha = gr.Number(0.8, label=label("ui.plan.alpha"), step=0.05, elem_id="plan-alpha")
+                u.c = gr.Number(0.05, label=label("ui.plan.c"), step=0.01, elem_id="plan-c")
+            u.compute = gr.Button(label("ui.plan.compute"), variant="secondary", elem_id="plan-compute-btn")
 
     def _measure_box(self) -> None:
         u, first = self.ui, get_preset(self.start)
-        local = " or local folder" if self.config.allow_local_models else " (local folders need --allow-local-models)"
+        target_info = "ui.plan.target_info_local" if self.config.allow_local_models else "ui.plan.target_info"
         with gr.Group(elem_id="plan-measure-box"):
-            gr.HTML('<div class="plan-box-title">Measure on a model pair \u00b7 greedy \u00b7 minutes on a CPU</div>')
+            u.measure_title = gr.HTML(box_title_html("plan.box.measure"))
             u.preset = gr.Dropdown(choices=preset_choices() + engine_choices(self.config.endpoints), value=self.start,
-                                   label="Preset or serving engine" if self.config.endpoints else "Preset",
+                                   label=label("ui.plan.preset_engine" if self.config.endpoints else "ui.plan.preset"),
                                    elem_id="plan-preset")
             with gr.Row():
-                u.target = gr.Textbox("", label="Target override", placeholder=first.target, elem_id="plan-target",
-                                      info="empty: the preset's; hub id" + local)
-                u.assistant = gr.Textbox("", label="Drafter override", placeholder=first.assistant or "",
-                                         elem_id="plan-assistant", info="empty: the preset's",
+                u.target = gr.Textbox("", label=label("ui.plan.target"), placeholder=first.target,
+                                      elem_id="plan-target", info=label(target_info))
+                u.assistant = gr.Textbox("", label=label("ui.plan.assistant"), placeholder=first.assistant or "",
+                                         elem_id="plan-assistant", info=label("ui.plan.assistant_info"),
                                          visible=get_method(first.method).needs_assistant)
-            most = self.config.limits.plan_prompts
-            u.prompts = gr.Textbox(prompt_text(self.start), lines=3, max_lines=8, label="Prompts (one per line)",
-                                   elem_id="plan-prompts", info=f"empty: the preset's examples; at most {most}")
+            u.prompts = gr.Textbox(prompt_text(self.start), lines=3, max_lines=8, label=label("ui.plan.prompts"),
+                                   elem_id="plan-prompts", info=self.prompts_info())
             cap = min(128, self.config.max_new_tokens_cap)
-            u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1, label="Max new tokens per prompt",
-                                         elem_id="plan-max-new-tokens")
+            u.max_new_tokens = gr.Slider(min(8, cap - 1), cap, value=min(32, cap), step=1,
+                                         label=label("ui.plan.max_new_tokens"), elem_id="plan-max-new-tokens")
             with gr.Row():
-                u.measure = gr.Button("\u25b6  Measure and plan", variant="primary", elem_id="plan-measure-btn", scale=3)
-                u.stop = gr.Button("\u25a0  Stop", variant="stop", interactive=False, elem_id="plan-stop-btn", scale=1)
+                u.measure = gr.Button(label("ui.plan.measure"), variant="primary", elem_id="plan-measure-btn", scale=3)
+                u.stop = gr.Button(label("ui.plan.stop"), variant="stop", interactive=False, elem_id="plan-stop-btn",
+                                   scale=1)
         u.preset.change(self.handlers.preset_changed, [u.preset, u.prompts], [u.target, u.assistant, u.prompts],
                         show_progress="hidden", **self.light)
 
     def _hardware_box(self) -> None:
         u = self.ui
-        with gr.Accordion("Memory and cost", open=True, elem_id="plan-hw-box"):
-            n = PLAN_NUMBERS  # labels as the planner's errors name the fields
+        with gr.Accordion(label("ui.plan.hardware"), open=True, elem_id="plan-hw-box"):
+            n = {k: label(f"ui.plan.number.{k}") for k in PLAN_NUMBERS}  # in English as the planner's errors name them
             with gr.Row():
-                u.gpu_memory = gr.Number(DEFAULT_GPU_MEMORY_GB, label=n["gpu_memory"].label, elem_id="plan-gpu-memory")
-                u.context = gr.Number(DEFAULT_CONTEXT_TOKENS, label=n["context"].label, precision=0,
-                                      elem_id="plan-context")
-                u.dtype = gr.Dropdown(list(DTYPE_BYTES), value=DEFAULT_DTYPE, label=n["dtype"].label,
-                                      elem_id="plan-dtype")
+                u.gpu_memory = gr.Number(DEFAULT_GPU_MEMORY_GB, label=n["gpu_memory"], elem_id="plan-gpu-memory")
+                u.context = gr.Number(DEFAULT_CONTEXT_TOKENS, label=n["context"], precision=0, elem_id="plan-context")
+                u.dtype = gr.Dropdown(list(DTYPE_BYTES), value=DEFAULT_DTYPE, label=n["dtype"], elem_id="plan-dtype")
             with gr.Row():
-                u.prices = gr.Textbox(default_prices(), lines=2, label="GPU prices ($/hour, NAME=PRICE per line)",
-                                      elem_id="plan-prices", scale=2)
-                u.hours = gr.Number(HOURS_PER_MONTH, label=n["hours_per_month"].label, elem_id="plan-hours", scale=1)
+                u.prices = gr.Textbox(default_prices(), lines=2, label=label("ui.plan.prices"), elem_id="plan-prices",
+                                      scale=2)
+                u.hours = gr.Number(HOURS_PER_MONTH, label=n["hours_per_month"], elem_id="plan-hours", scale=1)
 
     def _report(self) -> None:
         u, calc = self.ui, self.example
-        u.status = gr.HTML(status_html("Calculator example: alpha 0.8, c 0.05 (the drafter-choice article's table). "
-                                       "Measure a preset for real numbers."), elem_id="plan-status")
+        u.status = gr.HTML(status_html(t("plan.status.example")), elem_id="plan-status")
         u.headline = gr.HTML(headline_html(calc), elem_id="plan-headline")
         with gr.Row(elem_id="plan-figs"):
             u.plot = gr.HTML(plot_html(calc), elem_id="plan-plot")
@@ -126,11 +125,11 @@ class PlannerTab:
             u.cost = gr.HTML(cost_html(calc), elem_id="plan-cost")
         u.advice = gr.HTML(advice_html(calc), elem_id="plan-advice")
         with gr.Row(elem_id="plan-downloads"):
-            u.json_file = gr.DownloadButton("\u2b07 Plan as JSON", value=None, interactive=False,
+            u.json_file = gr.DownloadButton(label("ui.plan.download_json"), value=None, interactive=False,
                                             elem_id="plan-download-json", size="sm")
-            u.csv_file = gr.DownloadButton("\u2b07 Plan as CSV", value=None, interactive=False,
+            u.csv_file = gr.DownloadButton(label("ui.plan.download_csv"), value=None, interactive=False,
                                            elem_id="plan-download-csv", size="sm")
-        with gr.Accordion("The whole plan (JSON)", open=False, elem_id="plan-json-box"):
+        with gr.Accordion(label("ui.plan.json_box"), open=False, elem_id="plan-json-box"):
             u.raw = gr.JSON(calc.to_dict(), elem_id="plan-json")
 
     def _wire(self) -> None:
@@ -143,9 +142,23 @@ class PlannerTab:
         outputs = [*u.report(), u.measure, u.stop]
 
         def stopped(state):  # the last frame when Stop ends a measurement inside a ZeroGPU worker (app/ui/gpu.py)
-            return {**h.buttons(False), **h.status("Stopped: nothing was planned.")}
+            return {**h.buttons(False), **h.status(t("plan.status.stopped"))}
 
         u.measure.click(gpu.stream(h.plan_measure, gpu.plan_stream_duration, outputs, stopped), inputs, outputs,
                         show_progress="full",
                         show_progress_on=[u.status], api_visibility="private", **self.gen)
         u.stop.click(h.plan_stop, [u.state], [u.status], show_progress="hidden", **self.light)
+
+    def on_load(self, demo: gr.Blocks) -> None:
+        """Redraw the tab's server-written HTML in the visitor's language as a page loads (docs/DESIGN.md §4.10)."""
+        u, calc = self.ui, self.example
+
+        def loaded() -> dict:
+            return {u.intro: intro_html(), u.calc_title: box_title_html("plan.box.calculator"),
+                    u.measure_title: box_title_html("plan.box.measure"), u.prompts: gr.update(info=self.prompts_info()),
+                    u.status: status_html(t("plan.status.example")), u.headline: headline_html(calc),
+                    u.plot: plot_html(calc), u.table: table_html(calc), u.check: check_html(calc),
+                    u.memory: memory_html(calc), u.cost: cost_html(calc), u.advice: advice_html(calc)}
+
+        demo.load(loaded, None, [u.intro, u.calc_title, u.measure_title, u.prompts, u.status, u.headline, u.plot,
+                                 u.table, u.check, u.memory, u.cost, u.advice], show_progress="hidden", **self.light)
