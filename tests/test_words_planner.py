@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from app.core.words import files, placeholders, speaking
+from app.core.words import files, placeholders, speaking, table
 from app.planner.memory import PairMemory
 from app.planner.plan import PlanOptions, plan_from_numbers
 from app.planner.types import MeasuredPoint
@@ -26,6 +26,8 @@ SOURCES = {"app/planner/advice.py": None,
            "app/planner/kinds.py": {"DraftKind", "ModelDrafts", "TranslatedDrafts", "EarlyExitDrafts", "LookupDrafts"},
            "app/planner/check.py": {"race_prompts"},
            "app/planner/cost.py": None,
+           "app/planner/engine_plan.py": {"measure_engine", "race_prompts_on", "plan_on_engine", "_verdict_text",
+                                          "_notes"},
            "app/core/theory.py": {"verdict"},
            "app/ui/planner/handlers.py": {"calculator"}}
 HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -87,8 +89,7 @@ PIECES = {"{}, {}x", "{} {}x", "; {}", "H100 SXM 80GB"}
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_sentence_of_the_planner_has_its_translation(lang):
-    catalog = files(lang)["messages-planner.json"]
-    shapes = {_shape(k) for k in catalog}
+    shapes = {_shape(k) for k in table(lang)["messages"]}  # messages-planner.json, and messages.json's shared lines
     wanted = harvested()
     assert len(wanted) > 30, sorted(wanted)
     # a sentence the planner builds in two steps ("{size}: ...", "... predicts {s}x." + " Keep gamma below ...")

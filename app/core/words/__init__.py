@@ -155,7 +155,7 @@ def _one(text: str, lang: str) -> str | None:
 
 
 #: Placeholders whose values are sentences themselves (translated in turn).
-SENTENCE_VALUES = ("message", "reason", "detail", "exc", "error")
+SENTENCE_VALUES = ("message", "reason", "detail", "exc", "error", "figures", "what", "source")
 
 
 def translate(text: str) -> str:
