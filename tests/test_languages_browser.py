@@ -49,7 +49,8 @@ def english_left(texts: list[str], lang: str) -> list[str]:
     """The texts that read as English in a page of `lang`: two or more English-only words among their Latin words."""
     out, english = [], ENGLISH - LOANS[lang]
     for text in texts:
-        words = re.findall(r"[A-Za-z]+", text.lower())
+        # generate()'s arguments (prompt_lookup_num_tokens=10) stay as transformers spells them: not prose
+        words = re.findall(r"[A-Za-z]+", re.sub(r"\w+_\w+", " ", text.lower()))
         if sum(w in english for w in words) >= 2 and len(words) >= 3:
             out.append(text[:120])
     return sorted(set(out))

@@ -8,6 +8,7 @@ is taken by tests/test_page_fits_browser.py.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -53,9 +54,9 @@ def test_bad_alpha_shows_a_message_and_the_race_tab_still_works(page):
 
 @pytest.mark.parametrize("lang", ("ko", "id"))
 def test_a_plan_reads_in_the_language(server, browser, lang, tmp_path):
-    """With ?lang=ko or ?lang=id the Planner tab holds no English sentence, before and after a measured plan (the
-    offline default preset); Korean shows Hangul; the page fits a laptop and a phone (screenshots in tmp_path)."""
-    from tests.chromium import fits, open_page
+    """With ?lang=ko or ?lang=id the Planner tab holds no English sentence, before and after a measured plan; Korean
+    shows Hangul; the page fits a laptop and a phone (screenshots in tmp_path)."""
+    from tests.chromium import fits, open_page, set_number
     from tests.test_languages_browser import EXEMPT, HANGUL, TEXTS_JS, english_left
 
     url, _ = server
@@ -65,8 +66,16 @@ def test_a_plan_reads_in_the_language(server, browser, lang, tmp_path):
     page.wait_for_timeout(600)
     before = page.evaluate(TEXTS_JS, list(EXEMPT))
     assert not english_left(before, lang), english_left(before, lang)[:10]
+    # the quickest measurement that draws every part of a measured plan: prompt lookup, one prompt, 8 tokens
+    page.click("#plan-preset input")
+    page.locator('li[role="option"][aria-label*="\u00b7 offline-prompt-lookup \u2014"]').click()
+    # the preset's own examples arrive with its change event: wait for them before typing over them
+    expect(page.locator("#plan-target input, #plan-target textarea").first).to_have_attribute(
+        "placeholder", re.compile("SmolLM2"))
+    page.locator("#plan-prompts textarea").fill("Fix the typo and return the line: print('helo world')")
+    set_number(page, "plan-max-new-tokens", 8)
     page.click("#plan-measure-btn")
-    expect(page.locator("#plan-headline .plan-mode[data-mode=measured]")).to_be_attached(timeout=600_000)
+    expect(page.locator("#plan-headline .plan-mode[data-mode=measured]")).to_be_attached(timeout=240_000)
     page.wait_for_timeout(800)
     after = page.evaluate(TEXTS_JS, list(EXEMPT))
     assert not english_left(after, lang), english_left(after, lang)[:10]

@@ -28,7 +28,7 @@ PRICE_SOURCE = "defaults: Lambda GPU cloud 1-GPU on-demand prices quoted by the 
 
 def parse_gpu_price(text: str) -> GpuPrice:
     """'NAME=DOLLARS_PER_HOUR' (e.g. 'L4=0.80') -> GpuPrice; a clear error otherwise."""
-    name, sep, price = (text or "").rpartition("=")
+    name, sep, price = (text if isinstance(text, str) else "").rpartition("=")
     try:
         value = float(price)
     except ValueError:
