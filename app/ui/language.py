@@ -42,6 +42,19 @@ def gradio_i18n(*extra: Callable[[], dict[str, str]]) -> Any:
     return gr.I18n(**tables)
 
 
+def redrawn_where_unchanged(shown: dict[Any, tuple[Any, Callable[[], Any]]]) -> dict[Any, Any]:
+    """Page-load redraws in the visitor's language: for each component -> (the value it shows now, the function that
+    draws it), the drawing where the component still shows what the page was built with (drawn in English) or
+    nothing; a shared link may have restored a result there first, which stays."""
+    out = {}
+    for component, (now, draw) in shown.items():
+        with speaking(DEFAULT):
+            built = draw()
+        if now in (None, "", built):
+            out[component] = draw()
+    return out
+
+
 def best_language(accept: str | None) -> str:
     """The page's language closest to an ``Accept-Language`` header ("ko-KR,ko;q=0.9,en;q=0.8" -> "ko")."""
     ranked = []

@@ -18,6 +18,7 @@ from ...bench.runner import Bench, BenchProgress, PresetRacer
 from ...bench.suite import categories_of, load_suite
 from ...core.errors import ArenaError
 from ...core.words import DEFAULT, speaking, t, translate
+from ..language import redrawn_where_unchanged
 from ..config import UIConfig
 from ..exports import unique_stem
 from ..boundary import failure_text
@@ -152,14 +153,9 @@ class BenchHandlers:
         """The tab's HTML in the visitor's language (docs/DESIGN.md §4.10); the status and the leaderboard only where
         they still show what the page was built with (a shared link restores a result first)."""
         u = self.ui
-        out = {u.intro: intro_html(), u.hint: hint_html()}
-        with speaking(DEFAULT):
-            built_status, built_board = status_html(t("bench.start")), empty_html()
-        if status in (None, "", built_status):
-            out[u.status] = status_html(t("bench.start"))
-        if board in (None, "", built_board):
-            out[u.board] = empty_html()
-        return out
+        return {u.intro: intro_html(), u.hint: hint_html(),
+                **redrawn_where_unchanged({u.status: (status, lambda: status_html(t("bench.start"))),
+                                           u.board: (board, empty_html)})}
 
     def loaded_outputs(self) -> list:
         u = self.ui

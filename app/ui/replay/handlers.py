@@ -10,7 +10,8 @@ from typing import Any
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.words import DEFAULT, speaking, t
+from ...core.words import t
+from ..language import redrawn_where_unchanged
 from ...replay.gallery import Gallery
 from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, load_trace
@@ -73,15 +74,10 @@ class ReplayHandlers:
         """The tab's HTML and the gallery's rows in the visitor's language (docs/DESIGN.md §4.10); the status and the
         player only where they still show what the page was built with (a shared link restores a replay first)."""
         u = self.ui
-        out = {u.intro: intro_html(self.gallery, problem),
-               u.gallery: gr.Dataset(samples=gallery_samples(self.gallery), headers=gallery_headers())}
-        with speaking(DEFAULT):
-            built_status, built_player = status_html(t("replay.nothing_playing")), placeholder_html()
-        if status in (None, "", built_status):
-            out[u.status] = status_html(t("replay.nothing_playing"))
-        if player in (None, "", built_player):
-            out[u.player] = placeholder_html()
-        return out
+        return {u.intro: intro_html(self.gallery, problem),
+                u.gallery: gr.Dataset(samples=gallery_samples(self.gallery), headers=gallery_headers()),
+                **redrawn_where_unchanged({u.status: (status, lambda: status_html(t("replay.nothing_playing"))),
+                                           u.player: (player, placeholder_html)})}
 
     def loaded_outputs(self) -> list:
         u = self.ui
