@@ -21,7 +21,7 @@ from .language import LanguageBoot, gradio_i18n, label
 from .race.controls import preset_choice_words
 from .bench.tab import bench_preset_words
 from ..render.preset_words import knob_words
-from .uploads import UploadCap
+from .uploads import UPLOAD_ARIA_JS, UploadCap
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
@@ -100,6 +100,7 @@ def build_app(config: UIConfig) -> App:
         for tab in (race, planner, bench, replay):
             if hasattr(tab, "on_load"):
                 tab.on_load(demo)
+        demo.load(None, None, None, js=UPLOAD_ARIA_JS, queue=False)
     clean_inputs(demo)
     guard_preprocessing(demo)
     forget_refused_inputs(demo)

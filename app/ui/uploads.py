@@ -12,6 +12,14 @@ from pydantic import model_validator
 
 from . import popups
 
+#: gradio labels an upload box for screen readers in English whatever the language ("Click to upload or drop
+#: files"): the Replay and Benchmark tabs' boxes take their own visible words (gradio's, translated) instead.
+UPLOAD_ARIA_JS = """() => { const boxes = '#replay-upload .upload-container, #bench-suite .upload-container';
+  const fix = () => document.querySelectorAll(boxes).forEach(el => {
+    const words = (el.innerText || '').replace(/\\s+/g, ' ').trim();
+    if (words && el.getAttribute('aria-label') !== words) { el.setAttribute('aria-label', words); } });
+  fix(); new MutationObserver(fix).observe(document.body, {childList: true, subtree: true}); }"""
+
 NOT_A_FILE = "That upload is not a file: choose a file from your computer to upload."
 #: The original name a malformed payload is marked with (no real upload can carry a NUL character in its name).
 MALFORMED = "\x00malformed upload"

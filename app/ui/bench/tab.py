@@ -67,9 +67,9 @@ class BenchTab:
 
     def _inputs(self) -> None:
         u = self.ui
-        presets = load_presets()
-        start = [p for p in DEFAULT_PRESETS if p in presets] or [self.config.preset]
-        choices = [(label(f"ui.bench_preset.{p.id}"), p.id) for p in bench_presets()]
+        offered = bench_presets()
+        start = [p for p in DEFAULT_PRESETS if p in {o.id for o in offered}] or [self.config.preset]
+        choices = [(label(f"ui.bench_preset.{p.id}"), p.id) for p in offered]
         u.presets = gr.CheckboxGroup(choices, value=start, label=label("ui.bench.presets"), elem_id="bench-presets",
                                      info=label("ui.bench.presets_info"))
         u.suite = upload_box(None, file_types=[".jsonl", ".json", ".csv"], label=label("ui.bench.suite"),

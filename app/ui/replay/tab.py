@@ -18,15 +18,6 @@ from ...render.player import FIT_FRAMES_JS
 from ...render.replay_tab import gallery_headers, gallery_samples, intro_html, placeholder_html, safe_gallery
 
 
-#: gradio labels an upload box for screen readers in English whatever the language ("Click to upload or drop
-#: files"): the Replay and Benchmark tabs' boxes take their own visible words (gradio's, translated) instead.
-UPLOAD_ARIA_JS = """() => { const boxes = '#replay-upload .upload-container, #bench-suite .upload-container';
-  const fix = () => document.querySelectorAll(boxes).forEach(el => {
-    const words = (el.innerText || '').replace(/\\s+/g, ' ').trim();
-    if (words && el.getAttribute('aria-label') !== words) { el.setAttribute('aria-label', words); } });
-  fix(); new MutationObserver(fix).observe(document.body, {childList: true, subtree: true}); }"""
-
-
 class ReplayTab:
     """Builds the Replay tab inside an open ``gr.Tab`` (see :meth:`build`); components are on ``ui``."""
 
@@ -66,4 +57,3 @@ class ReplayTab:
         demo.load(lambda status, player: self.handlers.page_loaded(self.problem, status, player),
                   [self.ui.status, self.ui.player], self.handlers.loaded_outputs(),
                   show_progress="hidden", **self.light)
-        demo.load(None, None, None, js=UPLOAD_ARIA_JS, queue=False)
