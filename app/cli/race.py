@@ -89,6 +89,8 @@ def stats_line(result: RaceResult) -> str:
     a, b = result.assisted, result.baseline
     alpha = a.acceptance_rate
     badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
+    if result.divergence:
+        badge += f" ({result.divergence['explanation']})"
     return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
             f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x"
             f"{verdict_note(result)}, "

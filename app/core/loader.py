@@ -19,6 +19,7 @@ import torch
 from .errors import ArenaError
 from .download import HubPlan, plan_file_read, prepare_hub_load
 from .hub import hub_error
+from .parts import known_params
 from .sources import Source, converted_folder, resolve
 from .tokenizers import TokenizerPool
 
@@ -79,6 +80,24 @@ def resolve_dtype(name: str, device: str) -> torch.dtype:
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
 
 
+_DTYPE_BYTES = {torch.float32: 4, torch.bfloat16: 2, torch.float16: 2}
+
+
+def check_weights_fit(specs: dict[str, str | None], dtype_name: str, max_bytes: int | None) -> None:
+    """ArenaError (one line) when the models whose size is known before loading (multi-part package models,
+    app/core/parts.py) need more bytes of weights in `dtype_name` than `max_bytes` (the launch's limit: a share link's
+    or Space's memory budget). specs: role ('target', 'drafter') -> model spec. Nothing is loaded or read."""
+    if max_bytes is None:
+        return
+    dtype = resolve_dtype(dtype_name, default_device())
+    sizes = {role: n * _DTYPE_BYTES.get(dtype, 4) for role, spec in specs.items() if (n := known_params(spec))}
+    total = sum(sizes.values())
+    if total > max_bytes:
+        parts = " + ".join(f"{role} {size / 1e9:.1f} GB" for role, size in sizes.items())
+        raise ArenaError(f"These models need about {total / 1e9:.1f} GB of weights in {str(dtype)[6:]} ({parts}); "
+                         f"this server allows {max_bytes / 1e9:.1f} GB: pick a smaller preset.")
+
+
 @dataclass(frozen=True)
 class LoadOptions:
     """How to load one model. dtype/quantization/device_map as in the preset; allow_local / trust_remote_code /
@@ -92,6 +111,33 @@ class LoadOptions:
     trust_remote_code: bool = False
     max_model_bytes: int | None = None
     revision: str | None = None
+    float32_logits: bool = False
+
+
+class Float32Logits(torch.nn.Module):
+    """An output layer that computes the logits in float32 from a float32 copy of a half-precision head's weights.
+
+    In bfloat16 the logits of a large vocabulary round to steps of about 0.1, so two candidates often tie exactly and
+    argmax then depends on the shape of the pass (one token, or a verified draft of several): greedy assisted output
+    would drift from plain output at such ties. Seen on Qwen2.5-Coder-1.5B (docs/DESIGN.md §3)."""
+
+    def __init__(self, head: torch.nn.Linear):
+        super().__init__()
+        self.weight = torch.nn.Parameter(head.weight.detach().float(), requires_grad=False)
+        self.bias = None if head.bias is None else torch.nn.Parameter(head.bias.detach().float(), requires_grad=False)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.linear(hidden.float(), self.weight, self.bias)
+
+
+def use_float32_logits(model: Any) -> bool:
+    """Give a half-precision `model` a :class:`Float32Logits` head; False when it has no plain linear head or is
+    already float32."""
+    head = model.get_output_embeddings()
+    if not isinstance(head, torch.nn.Linear) or head.weight.dtype == torch.float32:
+        return False
+    model.set_output_embeddings(Float32Logits(head))
+    return True
 
 
 @dataclass
@@ -121,35 +167,75 @@ def _quantization_config(kind: str, device: str):
     return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16, bnb_4bit_quant_type="nf4")
 
 
-def _convert_gguf(source: Source, progress: Progress | None) -> Path:
-    """Dequantise a GGUF once and keep it as safetensors; returns the folder."""
+_CONVERTED_DTYPES = ("float32", "bfloat16", "float16")
+
+
+def _is_converted(folder: Path) -> bool:
+    return (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file()
+
+
+def _convert_gguf(source: Source, progress: Progress | None, dtype: torch.dtype = torch.float32) -> Path:
+    """Dequantise a GGUF once into `dtype` and keep it as safetensors with its tokenizer; returns the folder.
+
+    The folder is keyed by the file's stem, its version (a multi-part model's checksum) and the dtype, so a model
+    raced in bfloat16 loads in seconds from a bfloat16 copy instead of casting a float32 one each time."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    folder = converted_folder(source)
-    if (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file():
+    dtype_name = str(dtype).replace("torch.", "")
+    folder = converted_folder(source, dtype_name)
+    if _is_converted(folder):
         return folder
     if progress:
-        progress(f"Converting {source.gguf_file} once (about 15-40 s); later loads take about a second")
-    tmp = folder.with_name(folder.name + f".tmp-{threading.get_ident()}")
+        size_mb = (Path(source.path) / (source.gguf_file or "")).stat().st_size / 1e6
+        progress(f"Converting {source.gguf_file} ({size_mb:.0f} MB) to {dtype_name} once (about "
+                 f"{max(15, round(size_mb / 10, -1)):.0f} s on two cores); later loads take seconds")
+    tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}-{threading.get_ident()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    model = AutoModelForCausalLM.from_pretrained(source.path, gguf_file=source.gguf_file, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file)
-    # transformers refuses to save a model that remembers its GGUF quantizer; the weights
-    # are plain float32 tensors after dequantisation, so drop that marker.
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(source.path, gguf_file=source.gguf_file, dtype=dtype)
+        tokenizer = AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file)
+        # transformers refuses to save a model that remembers its GGUF quantizer; the weights
+        # are plain tensors after dequantisation, so drop that marker.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        del model
+        shutil.rmtree(folder, ignore_errors=True)
+        tmp.rename(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return folder
 
 
-def local_folder(source: Source, progress: Progress | None = None) -> str:
-    """The folder or hub id from_pretrained should read for `source`."""
-    return str(_convert_gguf(source, progress)) if source.kind == "gguf" else source.path
+def local_folder(source: Source, progress: Progress | None = None, dtype: torch.dtype = torch.float32) -> str:
+    """The folder or hub id from_pretrained should read for `source` (a GGUF: its converted copy in `dtype`)."""
+    return str(_convert_gguf(source, progress, dtype)) if source.kind == "gguf" else source.path
+
+
+def tokenizer_folder(source: Source, progress: Progress | None = None) -> str:
+    """The folder or hub id a tokenizer is read from. For a GGUF: any converted copy of the model (every dtype's copy
+    holds the same tokenizer), else a folder with the tokenizer alone, converted once (seconds: a tokenizer asked for
+    before its model must not cost a whole float32 conversion)."""
+    if source.kind != "gguf":
+        return source.path
+    for name in _CONVERTED_DTYPES:
+        if _is_converted(converted_folder(source, name)):
+            return str(converted_folder(source, name))
+    folder = converted_folder(source, "tokenizer")
+    if not (folder / "tokenizer_config.json").is_file():
+        from transformers import AutoTokenizer
+
+        tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}-{threading.get_ident()}")
+        try:
+            AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file).save_pretrained(tmp)
+            shutil.rmtree(folder, ignore_errors=True)
+            tmp.rename(folder)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return str(folder)
 
 
 def model_size(model: Any) -> tuple[int, int]:
@@ -194,8 +280,9 @@ class ModelCache:
     def get_model(self, spec: str, options: LoadOptions = LoadOptions(), progress: Progress | None = None,
                   stop: threading.Event | None = None) -> LoadedModel:
         """Return the cached model for `spec`, loading it once if needed; `stop` ends a download in progress."""
-        source = resolve(spec, allow_local=options.allow_local)
-        key = ("model", source.spec, options.revision, options.dtype, options.quantization, options.device_map)
+        source = resolve(spec, allow_local=options.allow_local, progress=progress)
+        key = ("model", source.spec, options.revision, options.dtype, options.quantization, options.device_map,
+               options.float32_logits)
         with self._key_lock(key):
             with self._lock:
                 hit = self._models.get(key)
@@ -217,7 +304,7 @@ class ModelCache:
     def tokenizer_pool(self, spec: str, allow_local: bool = False, progress: Progress | None = None,
                        trust_remote_code: bool = False, revision: str | None = None) -> TokenizerPool:
         """The :class:`TokenizerPool` for `spec` (at a hub `revision`), loading the tokenizer once."""
-        source = resolve(spec, allow_local=allow_local)
+        source = resolve(spec, allow_local=allow_local, progress=progress)
         key = ("tokenizer", source.spec, revision if source.kind == "hub" else None)
         with self._key_lock(key):
             with self._lock:
@@ -227,7 +314,7 @@ class ModelCache:
 
             plan = _file_read(source, revision)
             try:
-                tok = AutoTokenizer.from_pretrained(local_folder(source, progress), trust_remote_code=trust_remote_code,
+                tok = AutoTokenizer.from_pretrained(tokenizer_folder(source, progress), trust_remote_code=trust_remote_code,
                                                     **plan.kwargs)
             except (OSError, ValueError) as exc:
                 if source.kind == "hub":
@@ -253,7 +340,7 @@ class ModelCache:
         if progress:
             progress(f"Loading {source.spec}")
         try:
-            model = AutoModelForCausalLM.from_pretrained(local_folder(source, progress), **kwargs)
+            model = AutoModelForCausalLM.from_pretrained(local_folder(source, progress, dtype), **kwargs)
         except torch.cuda.OutOfMemoryError:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
@@ -264,6 +351,8 @@ class ModelCache:
                 raise hub_error(source.spec, plan.cause or exc, options.revision) from None
             raise ArenaError(f"Could not load a causal LM from '{source.spec}': {exc}") from None
         model.eval()
+        if options.float32_logits and device == "cpu":
+            use_float32_logits(model)
         n, nbytes = model_size(model)
         return LoadedModel(
             spec=source.spec, model=model, source=source, device=str(model.device),

@@ -32,7 +32,9 @@ class Preset:
     notes (what to expect, "" where none), one per prompt. wins_on / loses_on: where the method pays off and
     where it does not, in a sentence each (the preset card shows them). revision / assistant_revision: the hub
     revision (branch, tag or commit sha) of the target and its tokenizer / of the assistant and its tokenizer, so a
-    Space loads the same weights every time (docs/DESIGN.md §6); None: main.
+    Space loads the same weights every time (docs/DESIGN.md §6); None: main. float32_logits: a bfloat16 or float16
+    model on the CPU computes its output layer in float32 (app/core/loader.py), so that no two logits tie by rounding
+    and greedy assisted output stays identical to plain (docs/DESIGN.md §3).
     """
 
     id: str
@@ -49,6 +51,7 @@ class Preset:
     quantization: str = "none"
     device_map: str = "auto"
     chat_template: bool = False
+    float32_logits: bool = False
     num_assistant_tokens: int | None = None
     num_assistant_tokens_schedule: str | None = None
     assistant_confidence_threshold: float | None = None
@@ -97,7 +100,7 @@ class Preset:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Preset)}
-_BOOL_FIELDS = {"chat_template", "do_sample"}
+_BOOL_FIELDS = {"chat_template", "do_sample", "float32_logits"}
 _REQUIRED = ("id", "method", "title", "description", "target")
 _CHOICES = {"method": METHOD_IDS, "dtype": DTYPES, "quantization": QUANTIZATIONS}
 _REVISIONS = ("revision", "assistant_revision")

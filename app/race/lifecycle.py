@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.loader import MODEL_CACHE, Progress
 from ..core.requests import RaceRequest
+from .divergence import explain
 from .ghosts import GhostCache
 from .prepare import RaceSetup, prepare
 from .result import RaceResult
@@ -66,7 +67,7 @@ class RaceRun:
         setup = self.prepare()
         self.race = Race(setup, sequential=self.sequential, seed=self.request.seed, stop=self.stop_event,
                          ghosts=self.ghosts)
-        return self.race.run()
+        return explain_divergence(setup, self.race.run())
 
     def snapshot(self) -> RaceSnapshot | None:
         """Both sides so far; None before the race starts."""
@@ -94,6 +95,19 @@ class RaceRun:
         if race is not None and not race.done:
             race.stop()
             reap(race, why, self.reap_seconds, self.label)
+
+
+def explain_divergence(setup: RaceSetup, result: RaceResult) -> RaceResult:
+    """`result` with its ``divergence`` set when a greedy race of a lossless method produced different tokens on the
+    same length (app/race/divergence.py: one extra forward pass of the target)."""
+    at = result.first_divergence
+    if (at is None or result.errors or result.stopped or result.do_sample or result.prefix_only
+            or not setup.method.lossless):
+        return result
+    with setup.tokenizers.borrow() as tok:
+        result.divergence = explain(setup.target.model, tok, setup.input_ids, result.baseline.token_ids,
+                                    result.assisted.token_ids, at)
+    return result
 
 
 def run_race(request: RaceRequest, sequential: bool = False, **options: Any) -> RaceResult:

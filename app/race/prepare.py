@@ -12,7 +12,7 @@ import torch
 
 from ..core.errors import ArenaError
 from .hooks import private_view
-from ..core.loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress
+from ..core.loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress, check_weights_fit
 from ..core.presets import Preset
 from ..core.requests import Limits, check_single_prompt
 from ..core.tokenizers import TokenizerPool
@@ -66,15 +66,17 @@ def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MOD
         raise ArenaError(f"max_new_tokens={preset.max_new_tokens} is above this server's cap of {limits.max_new_tokens}.")
     method = get_method(preset.method)
     method.check_preset(preset)
+    check_weights_fit({"target": preset.target, "drafter": preset.assistant}, preset.dtype, limits.max_model_bytes)
     options = LoadOptions(preset.dtype, preset.quantization, preset.device_map, limits.allow_local, limits.trust_remote_code,
-                          limits.max_model_bytes, preset.revision)
+                          limits.max_model_bytes, preset.revision, preset.float32_logits)
     target = cache.get_model(preset.target, options, progress, stop)
     tokenizers = cache.tokenizer_pool(preset.tokenizer or preset.target, limits.allow_local, progress,
                                       limits.trust_remote_code, None if preset.tokenizer else preset.revision)
     assistant = assistant_tokenizers = None
     if preset.assistant:
-        assistant = cache.get_model(preset.assistant, replace(options, revision=preset.assistant_revision), progress,
-                                    stop)
+        # only the target's logits decide which tokens stay: the drafter keeps its cheaper half-precision head
+        drafter_options = replace(options, revision=preset.assistant_revision, float32_logits=False)
+        assistant = cache.get_model(preset.assistant, drafter_options, progress, stop)
         assistant_tokenizers = cache.tokenizer_pool(preset.assistant_tokenizer or preset.assistant, limits.allow_local,
                                                     progress, limits.trust_remote_code,
                                                     None if preset.assistant_tokenizer else preset.assistant_revision)

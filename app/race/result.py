@@ -145,7 +145,9 @@ class RaceResult:
     with; threads: torch CPU threads per side (None on a GPU); why: its explanation (app.race.why.Why); dtype: the
     target's weight dtype (for a trace's environment; not part of the JSON contract); baseline_kept_at: when the
     baseline was recorded, for a fair race that raced a kept plain run (seconds since the epoch; None: run now);
-    baseline_check: the check of a kept run this race found, reused or not (app/race/trust.py ``KeptCheck``)."""
+    baseline_check: the check of a kept run this race found, reused or not (app/race/trust.py ``KeptCheck``);
+    divergence: where a greedy lossless race diverged, the target's top two there and whether it is a near-tie
+    (app/race/divergence.py; None otherwise)."""
 
     preset: str
     method: str
@@ -164,6 +166,7 @@ class RaceResult:
     dtype: str | None = None
     baseline_kept_at: float | None = None
     baseline_check: dict[str, Any] | None = None
+    divergence: dict[str, Any] | None = None
 
     @property
     def speedup(self) -> float:
@@ -229,6 +232,8 @@ class RaceResult:
             out["baseline_kept_at"] = self.baseline_kept_at
         if self.baseline_check is not None:
             out["baseline_check"] = dict(self.baseline_check)
+        if self.divergence is not None:
+            out["divergence"] = dict(self.divergence)
         if not self.errors:
             out["verdict"] = self.verdict.to_dict()
         return out
@@ -311,7 +316,8 @@ class _Reader(JsonReader):
             knobs=dict(self.get(data, "knobs", (dict,), "", optional=True) or {}),
             threads=self.get(data, "threads", (int,), "", optional=True), why=self.why(data),
             baseline_kept_at=self.get(data, "baseline_kept_at", (int, float), "", optional=True),
-            baseline_check=self.get(data, "baseline_check", (dict,), "", optional=True))
+            baseline_check=self.get(data, "baseline_check", (dict,), "", optional=True),
+            divergence=self.get(data, "divergence", (dict,), "", optional=True))
 
     def why(self, data: Any) -> Any:
         """The explanation, read back (None when absent or from an older file)."""

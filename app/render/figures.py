@@ -41,10 +41,17 @@ def badge_html(result: RaceResult | None, lossless: bool = True) -> str:
                 f'\u2713 {esc(t("figures.badge.identical"))}</span>')
     at = result.first_divergence
     why, expected = result.divergence_reason(lossless)
+    why = translate(why)
+    if result.divergence:  # the target's own probabilities at the divergent token (app/race/divergence.py)
+        d = result.divergence
+        expected = bool(d.get("near_tie"))
+        why = t("figures.badge.near_tie" if expected else "figures.badge.real_loss",
+                plain=repr(d["plain"]["text"]), p_plain=f"{d['plain']['p']:.1%}",
+                assisted=repr(d["assisted"]["text"]), p_assisted=f"{d['assisted']['p']:.1%}")
     where = "" if at is None else t("figures.badge.at", token=at)
     return (f'<span class="badge badge-diverged {"badge-expected" if expected else "badge-unexpected"}" '
             f'data-first-divergence="{esc(at)}">\u2260 {esc(t("figures.badge.diverged", at=where))}</span>'
-            f'<span class="badge-why">{esc(translate(why))}</span>')
+            f'<span class="badge-why">{esc(why)}</span>')
 
 
 def speed_card(result: RaceResult | None, label: str, note: str, cls: str) -> str:

@@ -1,0 +1,62 @@
+"""The seed's own method on the real offline pair (Qwen2.5-Coder 1.5B drafted by 0.5B, PyPI part packages): greedy
+assisted output equals plain output, and the lossy ensemble says so. Few tokens: speed belongs in benchmarks/."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.loader import MODEL_CACHE
+from app.core.parts import PART_SETS, installed
+from app.core.presets import get_preset
+from app.race.divergence import explain
+from app.race.prepare import prepare
+from app.race.runner import Race
+from tests.helpers import OPERATOR
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    not all(installed(p) for p in PART_SETS.values()),
+    reason="the pair's part packages are not installed (scripts/setup.sh installs them)")]
+
+CODE_EDIT = ("Rename the function f to area and return the whole function:\n\n"
+             "def f(width, height):\n    return width * height\n")
+
+
+@pytest.fixture(scope="module")
+def drafter_setup():
+    """The offline-drafter pair loaded once for this module (the converted cache makes it seconds after the first
+    conversion), dropped afterwards so the rest of the suite keeps its memory."""
+    preset = get_preset("offline-drafter").with_overrides(dict(max_new_tokens=12))
+    yield prepare(preset, CODE_EDIT, OPERATOR)
+    MODEL_CACHE.clear()
+
+
+def test_greedy_assisted_equals_plain_on_the_real_pair(drafter_setup):
+    result = Race(drafter_setup).run().to_dict()
+    assert "errors" not in result, result.get("errors")
+    assert result["identical"] is True, result.get("divergence")
+    drafted = sum(r["drafted"] for r in result["assisted"]["rounds"])
+    accepted = sum(r["accepted"] for r in result["assisted"]["rounds"])
+    assert drafted > 0 and accepted > 0, "the 0.5B drafter never drafted or was never accepted"
+    assert "qwen2.5-coder-1.5b" in result["target"] and "qwen2.5-coder-0.5b" in result["assistant"]
+
+
+def test_the_target_head_computes_float32_logits(drafter_setup):
+    import torch
+
+    logits = drafter_setup.target.model(drafter_setup.input_ids).logits
+    assert logits.dtype == torch.float32  # no two candidates tie by bfloat16 rounding
+    assert next(drafter_setup.target.model.model.parameters()).dtype == torch.bfloat16
+
+
+def test_a_divergence_is_explained_with_the_targets_top_two(drafter_setup):
+    setup = drafter_setup
+    with setup.tokenizers.borrow() as tok:
+        plain = setup.target.model.generate(setup.input_ids, attention_mask=setup.attention_mask, max_new_tokens=3,
+                                            do_sample=False)[0, setup.input_ids.shape[1]:].tolist()
+        second = explain(setup.target.model, tok, setup.input_ids, plain, plain, 0)["top_two"][1]["id"]
+        forged = [second, *plain[1:]]  # as if the assisted side had taken the runner-up at the first token
+        d = explain(setup.target.model, tok, setup.input_ids, plain, forged, 0)
+    assert d["plain"]["id"] == plain[0] and d["assisted"]["id"] == second
+    assert d["top_two"][0]["id"] == plain[0] and d["plain"]["p"] >= d["assisted"]["p"]
+    assert d["near_tie"] == (d["plain"]["p"] - d["assisted"]["p"] < 0.02)
+    assert ("near-tie" in d["explanation"]) if d["near_tie"] else ("real loss" in d["explanation"])
