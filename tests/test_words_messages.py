@@ -42,7 +42,8 @@ def test_the_harvest_finds_the_page_s_sentences():
                      "Drafts were accepted {acceptance_rate} ({accepted} of {drafted})",  # the why sentence
                      "within this race's noise (\u00b1{band}, from the spread of plain's steps)",  # a trust verdict
                      "Downloading {name} ({index} of {count}): {got} of {size}, {speed}/s, about {secs} s left",
-                     "Converting {gguf_file} once (about 15-40 s); later loads take about a second"):  # progress
+                     "Converting {gguf_file} ({size_mb} MB) to {dtype_name} once (about {size_mb_2} s on two cores); "
+                     "later loads take seconds"):  # progress
         assert sentence in TEMPLATES, sentence
     assert not any(place.startswith("app/cli/") for places in TEMPLATES.values() for place in places)
 
