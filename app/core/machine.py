@@ -81,3 +81,17 @@ def bench_environment(dtypes: dict[str, str] | None = None) -> dict[str, Any]:
             "platform": platform.platform(terse=True), "cpu": cpu_name(), "cpu_cores": os.cpu_count(),
             "torch_threads": torch.get_num_threads(),
             "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+
+
+def peak_memory_bytes(device: str = "cpu") -> int | None:
+    """The most memory this process has held so far (bytes): on a GPU the device's peak allocation, else the peak
+    resident set (ru_maxrss, KiB on Linux); None where neither can be read."""
+    if str(device).startswith("cuda"):
+        import torch
+
+        return int(torch.cuda.max_memory_allocated()) if torch.cuda.is_available() else None
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024

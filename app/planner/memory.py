@@ -143,9 +143,11 @@ def load_config(spec: str, allow_local: bool = False) -> tuple[Any, int | None, 
     source = resolve(spec, allow_local=allow_local)
     try:
         if source.kind == "gguf":
-            folder = converted_folder(source)
-            if (folder / "config.json").is_file():
-                return AutoConfig.from_pretrained(folder), params_from_safetensors(folder), f"converted {source.gguf_file}"
+            for dtype in ("float32", "bfloat16", "float16"):  # any converted copy holds the config
+                folder = converted_folder(source, dtype)
+                if (folder / "config.json").is_file():
+                    return (AutoConfig.from_pretrained(folder), params_from_safetensors(folder),
+                            f"converted {source.gguf_file}")
             config = AutoConfig.from_pretrained(source.path, gguf_file=source.gguf_file)
             return config, None, f"GGUF metadata of {source.gguf_file}"
         if source.kind == "local":
@@ -192,7 +194,7 @@ class PairMemory:
     §5.11). drafter None: the method drafts without a second model; shares: the drafter's part of the target's
     weights and cache; param_ratio: drafter / target parameters (None without a drafter); total in bytes and GB;
     fits: total <= GPU memory, headroom_gb the rest; max_context_tokens_that_fit: the longest context the pair
-    fits with."""
+    fits with; measured: the loaded models' own figures when a measured plan loaded them (else None)."""
 
     dtype: str
     kv_dtype: str
@@ -210,6 +212,18 @@ class PairMemory:
     headroom_gb: float
     max_context_tokens_that_fit: int
     target_alone_fits: bool
+    measured: "MeasuredMemory | None" = omitted_when_none(default=None)
+
+
+@dataclass(frozen=True)
+class MeasuredMemory:
+    """What the models a measured plan loaded actually hold, beside the prediction from their configs: their weights
+    (GB) in the dtype they loaded in, and the process's peak memory (GB, app/core/machine.py) after measuring."""
+
+    dtype: str
+    target_weight_gb: float
+    drafter_weight_gb: float | None
+    peak_gb: float | None
 
 
 @dataclass(frozen=True)

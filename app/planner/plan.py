@@ -9,7 +9,7 @@ advice; an engine's plan is engine_plan.py's. The formulas are in theory.py; doc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from ..core.errors import ArenaError
@@ -24,7 +24,9 @@ from .cost import DEFAULT_GPUS, HOURS_PER_MONTH, GpuPrice, cost_summary
 from .kinds import DraftKind, draft_kind
 from .measure import (AgreementAlpha, LookupAgreement, Progress, borrowed_tokenizers, lookup_alpha, prepare_all,
                       reference_tokens)
-from .memory import DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, memory_or_reason
+from ..core.machine import peak_memory_bytes
+from .memory import (DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, MeasuredMemory, PairMemory,
+                     memory_or_reason)
 from .timing import VERIFY_K, StepRatio, VerifySlope, timed_verify_slope
 from .types import (Check, CurvePoint, FinalVerdict, GammaTable, HardwareAdjusted, MeasuredPoint, Measurement, Plan,
                     Verdict)
@@ -221,6 +223,13 @@ def _memory_and_advice(plan: Plan, preset: Any, m: Measured, options: PlanOption
     note = "" if preset.assistant else "no second model: drafts come from the target itself (or the prompt)"
     plan.memory = memory_or_reason(preset.target, preset.assistant, options.dtype, options.context_tokens,
                                    options.gpu_memory_gb, note, options.limits.allow_local)
+    if isinstance(plan.memory, PairMemory) and m.setups:
+        target, drafter = m.setups[0].target, m.setups[0].assistant
+        peak = peak_memory_bytes(target.device)
+        plan.memory = replace(plan.memory, measured=MeasuredMemory(
+            target.dtype, round(target.weight_bytes / 1e9, 3),
+            round(drafter.weight_bytes / 1e9, 3) if drafter is not None else None,
+            round(peak / 1e9, 3) if peak else None))
     if preset.assistant:
         with borrowed_tokenizers(m.setups[0]) as (tok, atok):
             plan.vocabulary = vocabulary_check(tok, atok)

@@ -51,7 +51,17 @@ def memory_text(mem: PairMemory | MemoryUnavailable | None) -> str:
                f"(shares {mem.drafter_weight_share:.0%} weights, {mem.drafter_kv_share:.0%} KV)" if d
                else "; no drafter model")
             + f"; {mem.context_tokens} tokens: {mem.total_gb:.2f} GB, "
-            f"{'fits' if mem.fits else 'does NOT fit'} {mem.gpu_memory_gb:g} GB")
+            f"{'fits' if mem.fits else 'does NOT fit'} {mem.gpu_memory_gb:g} GB" + measured_memory_text(mem))
+
+
+def measured_memory_text(mem: PairMemory) -> str:
+    """'; measured as loaded (bfloat16): target 3.554 GB, drafter 1.260 GB, peak of the process 6.10 GB' or ''."""
+    got = mem.measured
+    if got is None:
+        return ""
+    drafter = "" if got.drafter_weight_gb is None else f", drafter {got.drafter_weight_gb:.3f} GB"
+    peak = "" if not got.peak_gb else f", peak of the process {got.peak_gb:.2f} GB"
+    return f"; measured as loaded ({got.dtype}): target {got.target_weight_gb:.3f} GB{drafter}{peak}"
 
 
 def engine_text(plan: Plan) -> str:

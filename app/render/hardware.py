@@ -28,7 +28,8 @@ def hardware_html(facts: dict) -> str:
     """Device, dtype, parameter counts and weight memory; the CPU note when there is no GPU.
 
     facts: {"device": str, "gpu": str|None, "cpu_cores": int, "torch_threads": int,
-    "models": [{"role", "spec", "n_params", "weight_bytes", "dtype", "device", "load_seconds"}]}; an engine race's
+    "models": [{"role", "spec", "n_params", "weight_bytes", "dtype", "device", "load_seconds"}],
+    "peak_bytes": the process's measured peak memory (app/core/machine.py) or None}; an engine race's
     facts have "engine" instead (:func:`engine_hardware_html`).
     """
     if facts.get("engine"):
@@ -46,6 +47,10 @@ def hardware_html(facts: dict) -> str:
                    for h in ("model", "id", "params", "weights", "dtype", "device"))
     table = (f'<div class="hw-grid" role="table">{head}{"".join(rows)}</div>' if rows
              else f'<div class="hw-pending">{esc(t("hw.pending"))}</div>')
+    if rows and facts.get("peak_bytes"):
+        weights = sum(m.get("weight_bytes") or 0 for m in facts.get("models", []))
+        peak = t("hw.peak", peak=fmt_bytes(facts["peak_bytes"]), weights=fmt_bytes(weights))
+        table += f'<div class="hw-peak">{esc(peak)}</div>'
     note = ""
     if not str(device).startswith("cuda"):
         note = f'<div class="hw-note" role="note">{t("hw.cpu_note")}</div>'  # the table's own markup (<b>)

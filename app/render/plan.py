@@ -262,6 +262,11 @@ def memory_html(plan: Plan) -> str:
             row(t("plan.memory.weights", dtype=mem.dtype), lambda x: f"{x.weight_gb:.3f} GB"),
             row(t("plan.memory.kv_token"), lambda x: f"{x.kv_kib_per_token:g} KiB"),
             row(t("plan.memory.kv_context", tokens=mem.context_tokens), lambda x: f"{x.kv_mib_at_context:g} MiB")]
+    got = mem.measured
+    if got is not None:  # the loaded models' own weights beside the prediction from their configs
+        loaded = [got.target_weight_gb, got.drafter_weight_gb]
+        rows.append(f"<tr><th>{_e(t('plan.memory.measured', dtype=got.dtype))}</th>" + "".join(
+            f"<td class='num'>{_e('-' if v is None else f'{v:.3f} GB')}</td>" for v, _ in zip(loaded, cols)) + "</tr>")
     share = (t("plan.memory.share", weights=f"{mem.drafter_weight_share:.0%}", kv=f"{mem.drafter_kv_share:.0%}")
              if d else translate(mem.drafter_note) if mem.drafter_note else t("plan.memory.no_drafter"))
     fits = mem.fits
@@ -270,6 +275,8 @@ def memory_html(plan: Plan) -> str:
     if fits:
         rest += t("plan.memory.spare", spare=f"{mem.headroom_gb:.2f}")
     verdict = f'<div class="plan-fit {"fit-yes" if fits else "fit-no"}"><b>{_e(lead)}</b>{_e(rest)}</div>'
+    if got is not None and got.peak_gb:
+        verdict += f'<div class="plan-share">{_e(t("plan.memory.peak", peak=f"{got.peak_gb:.2f}"))}</div>'
     body = (f'<div class="plan-scroll"><table class="plan-table"><thead><tr><th></th>'
             f'{"".join(f"<th>{_e(n)}</th>" for n, _ in cols)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f'<div class="plan-share">{_e(share)}</div>{verdict}')

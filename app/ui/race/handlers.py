@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.machine import device_name
+from ...core.machine import device_name, peak_memory_bytes
 from ...core.presets import get_preset
 from ...core.requests import check_preset_id
 from ...engine.result import ENGINE_PRESET
@@ -60,7 +60,7 @@ def machine_facts(setup: RaceSetup | EngineSetup | None = None) -> dict:
     models = [{"role": role, "spec": m.spec, "n_params": m.n_params, "weight_bytes": m.weight_bytes, "dtype": m.dtype,
                "device": m.device, "load_seconds": m.load_seconds} for role, m in loaded if m is not None]
     return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "models": models}
+            "models": models, "peak_bytes": peak_memory_bytes(str(device)) if models else None}
 
 
 def plain_provenance(result: RaceResult) -> str:
