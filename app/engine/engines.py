@@ -67,6 +67,12 @@ class Engine:
         """The method label's second half ("ngram-simple"; "speculative" when the engine does not name it)."""
         return info.speculative_type or "speculative"
 
+    def top_two(self, endpoint: Endpoint, text: str, prefix: list[int],
+                timeouts: Timeouts) -> list[tuple[int, str, float]] | None:
+        """The served target's two likeliest next tokens (id, text, probability) after the prompt `text` and the token
+        ids `prefix`; None where the engine cannot say (app/race/divergence.py explains a greedy divergence with it)."""
+        return None
+
 
 def _model_name(props: dict[str, Any]) -> str:
     path = str(props.get("model_path") or "")
@@ -124,6 +130,10 @@ class LlamaCpp(Engine):
 
     def speculative_type(self, side: EngineSide, info: PairInfo) -> str:
         return llamacpp.spec_types(side.settings) or info.speculative_type or "speculative"
+
+    def top_two(self, endpoint: Endpoint, text: str, prefix: list[int],
+                timeouts: Timeouts) -> list[tuple[int, str, float]] | None:
+        return llamacpp.top_two(endpoint, text, prefix, timeouts)
 
 
 class Vllm(Engine):

@@ -23,6 +23,8 @@ are inside its ``llama.cpp/`` folder):
 
 from __future__ import annotations
 
+import math
+
 import threading
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -219,6 +221,25 @@ def count_prompt(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts(
     if isinstance(data, dict) and isinstance(data.get("tokens"), list):
         return len(data["tokens"])
     raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /tokenize gave no tokens.")
+
+
+def top_two(endpoint: Endpoint, prompt: str, prefix: list[int],
+            timeouts: Timeouts = Timeouts()) -> list[tuple[int, str, float]]:
+    """The target's two likeliest next tokens after `prompt` and the token ids `prefix`: [(id, text, probability)]
+    from one /completion of one token with ``n_probs`` 2, the prompt sent as token ids (so the prefix is exact) and
+    probabilities from the raw logits (temperature 1, no truncation; ``post_sampling_probs`` off)."""
+    data = request_json(endpoint, "POST", "/tokenize", {"content": prompt, "add_special": True}, timeouts)
+    if not isinstance(data, dict) or not isinstance(data.get("tokens"), list):
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /tokenize gave no tokens.")
+    body = {"prompt": [*data["tokens"], *prefix], "n_predict": 1, "n_probs": 2, "temperature": 1.0, "top_k": 0,
+            "top_p": 1.0, "min_p": 0.0, "seed": 0, "cache_prompt": False, "post_sampling_probs": False}
+    out = request_json(endpoint, "POST", "/completion", body, timeouts)
+    try:
+        top = out["completion_probabilities"][0]["top_logprobs"]
+        return [(int(x["id"]), str(x["token"]), math.exp(float(x["logprob"]))) for x in top[:2]]
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: no top_logprobs for "
+                         "n_probs.") from None
 
 
 def first_slot(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> dict[str, Any] | None:

@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.errors import ArenaError, StoppedError
+from ..race.divergence import describe
 from ..race.reader import SIDES, RaceSnapshot, SideSnapshot
-from ..race.result import Round, Token
+from ..race.result import RaceResult, Round, Token
 from . import rounds
 from .engines import ENGINES, PairInfo
 from .http import Endpoint
@@ -218,8 +219,34 @@ class EngineRun:
         """The result of two finished streams; the sides' final tokens and rounds become the result's."""
         race = build_result(plain, assisted, self.setup.model, self.request.max_new_tokens,
                             self._engine_info(assisted), assisted.report)
+        race.result.divergence = self._divergence(race.result)
         self._publish(race)
         return race
+
+    def _divergence(self, result: RaceResult) -> dict[str, Any] | None:
+        """Where the greedy texts of the two servers first differ: the served target's top two there, asked of both
+        servers (app/race/divergence.py); None when they agree, one ended early, or the engine cannot say."""
+        at = result.first_divergence
+        if at is None or result.prefix_only:
+            return None
+        prefix, r = result.baseline.token_ids[:at], self.request
+        assisted_endpoint, plain_endpoint = r.target.endpoints()
+        tops = {name: self.engine.top_two(endpoint, self.setup.prompt_text, prefix, r.timeouts)
+                for name, endpoint in (("plain", plain_endpoint), ("assisted", assisted_endpoint))}
+        if tops["plain"] is None:
+            return None
+
+        def token(i: int, text: str) -> dict[str, Any]:
+            p = next((p for tid, _, p in tops["plain"] if tid == i), None)
+            return {"id": i, "text": text, "p": None if p is None else round(p, 5)}
+
+        plain_tok = token(result.baseline.token_ids[at], result.baseline.token_texts[at])
+        assisted_tok = token(result.assisted.token_ids[at], result.assisted.token_texts[at])
+        out = describe(at, plain_tok, assisted_tok, [token(i, t) for i, t, _ in tops["plain"]],
+                       "the plain server's n_probs")
+        out["engine_top_two"] = {name: [{"id": i, "text": t, "p": round(p, 5)} for i, t, p in top]
+                                 for name, top in tops.items() if top is not None}
+        return out
 
     def _stopped(self) -> EngineRace:
         """The race so far, marked stopped: the plain side's tokens, and the assisted side's where their statuses are

@@ -10,13 +10,16 @@ one pass and the other candidate in a pass of another shape.
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:  # torch is imported where a pass runs: the engine races use describe() alone
+    import torch
 
-#: Two probabilities closer than this (absolute) are a near-tie: far above float32 noise, and about the rounding
-#: step of bfloat16 logits near the top of a distribution.
-NEAR_TIE = 0.02
+#: Two candidates whose logits (log-probabilities) differ by less than this are a near-tie: about two rounding steps
+#: of bfloat16 logits near 20, and the spread seen between llama.cpp's batched and one-token kernels on a Q4_K_M
+#: model (e.g. 25.7 % against 22.3 %, a gap of 0.14); far above float32 noise (about 1e-6).
+NEAR_TIE = 0.25
 
 
 def top_two(model: Any, input_ids: torch.Tensor, prefix: list[int]) -> tuple[list[tuple[int, float]], torch.Tensor]:
@@ -30,25 +33,36 @@ def top_two(model: Any, input_ids: torch.Tensor, prefix: list[int]) -> tuple[lis
     return [(int(i), float(p)) for p, i in zip(top.values.tolist(), top.indices.tolist())], probs
 
 
+def describe(position: int, plain: dict[str, Any], assisted: dict[str, Any], top: list[dict[str, Any]],
+             source: str = "one batched pass of the target") -> dict[str, Any]:
+    """The JSON ``divergence`` object: `plain` / `assisted` are the tokens each side chose at `position`
+    (``{"id", "text", "p"}``, p None where unknown), `top` the target's two likeliest tokens there, `source` where the
+    probabilities come from. A near-tie: both probabilities known and their logits within :data:`NEAR_TIE`."""
+    p_plain, p_assisted = plain.get("p"), assisted.get("p")
+    near = bool(p_plain and p_assisted) and abs(math.log(p_plain) - math.log(p_assisted)) < NEAR_TIE
+
+    def pct(p: float | None) -> str:
+        return "below the top two" if p is None else f"{p:.1%}"
+
+    gives = (f"the target gives {plain['text']!r} {pct(p_plain)} and {assisted['text']!r} {pct(p_assisted)} at token "
+             f"{position + 1} ({source})")
+    if near:
+        text = (f"a near-tie: {gives}; verifying several tokens in one pass rounds the two differently (expected in "
+                "low precision, not a lost guarantee)")
+    else:
+        text = (f"not a near-tie: {gives}; greedy assisted decoding should have kept the target's choice (a real "
+                "loss of losslessness)")
+    return {"position": position, "plain": plain, "assisted": assisted, "top_two": top, "near_tie": near,
+            "explanation": text}
+
+
 def explain(model: Any, tokenizer: Any, input_ids: torch.Tensor, plain: list[int], assisted: list[int],
             position: int) -> dict[str, Any]:
-    """The JSON ``divergence`` object for a greedy race whose new tokens first differ at `position`:
-    ``{"position", "plain": {"id", "text", "p"}, "assisted": {...}, "top_two": [{"id", "text", "p"}] * 2,
-    "near_tie": bool, "explanation": str}`` (probabilities from one batched pass of the target in its dtype)."""
+    """The ``divergence`` object (:func:`describe`) for a greedy transformers race whose new tokens first differ at
+    `position`, from one batched pass of the target in its dtype over the prompt and the common prefix."""
     top, probs = top_two(model, input_ids, plain[:position])
 
     def token(i: int) -> dict[str, Any]:
         return {"id": i, "text": tokenizer.decode([i]), "p": round(float(probs[i]), 5)}
 
-    p_plain, p_assisted = float(probs[plain[position]]), float(probs[assisted[position]])
-    near = abs(p_plain - p_assisted) < NEAR_TIE
-    if near:
-        text = (f"a near-tie: the target gives {token(plain[position])['text']!r} {p_plain:.1%} and "
-                f"{token(assisted[position])['text']!r} {p_assisted:.1%} at token {position + 1}; verifying several "
-                "tokens in one pass rounds the two differently (expected in low precision, not a lost guarantee)")
-    else:
-        text = (f"not a near-tie: the target gives {token(plain[position])['text']!r} {p_plain:.1%} and "
-                f"{token(assisted[position])['text']!r} {p_assisted:.1%} at token {position + 1}; greedy assisted "
-                "decoding should have kept the target's choice (a real loss of losslessness)")
-    return {"position": position, "plain": token(plain[position]), "assisted": token(assisted[position]),
-            "top_two": [token(i) for i, _ in top], "near_tie": near, "explanation": text}
+    return describe(position, token(plain[position]), token(assisted[position]), [token(i) for i, _ in top])
