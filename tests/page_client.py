@@ -24,6 +24,8 @@ GENERIC = "verbose error reporting"
 BUG_MARKERS = ("Unexpected error (", "Generation failed (", "Traceback (most recent call last)")
 #: A tag as a browser would parse it.
 LIVE_MARKUP = re.compile(r"<[A-Za-z/!]")
+#: gradio's translation key of a control where a sentence should name it (its label in the visitor's language).
+INTERNAL_KEYS = ("__i18n__", "translation_metadata")
 
 
 def short(value: Any, limit: int = 300) -> str:
@@ -32,11 +34,11 @@ def short(value: Any, limit: int = 300) -> str:
 
 
 def _clean(message: Any) -> bool:
-    """A message that is one plain line: no traceback, no bug marker, and no markup (a popup draws its text as HTML,
-    so a tag here would be live on the page)."""
+    """A message that is one plain line: no traceback, no bug marker, no internal key, and no markup (a popup draws
+    its text as HTML, so a tag here would be live on the page)."""
     text = str(message or "").strip()
     return bool(text) and "\n" not in text and GENERIC not in text and not any(m in text for m in BUG_MARKERS) \
-        and not LIVE_MARKUP.search(text)
+        and not any(k in text for k in INTERNAL_KEYS) and not LIVE_MARKUP.search(text)
 
 
 def queued_events(config: dict) -> list[dict]:

@@ -11,15 +11,15 @@ from typing import Any
 
 import gradio as gr
 
+from ..core.words import t
 from . import popups
 
 log = logging.getLogger("app.ui")
 
 #: The concurrency group every generation event joins (app/ui/page.py).
 GENERATION = "generation"
-FULL = "The queue is full ({} jobs wait already): try again in a minute."
-BUSY = ("You already have a run queued or running on this server: wait for it to finish (or press Stop) before "
-        "starting another.")
+#: The refusals' keys in the tables of words (app/core/words/*/limits.json): a second job, a full queue.
+BUSY, FULL = "limits.busy", "limits.queue_full"
 
 
 def visitor_key(request: Any) -> str:
@@ -63,7 +63,7 @@ class Admissions:
         while not self._try(key, request):
             if time.monotonic() >= deadline:
                 log.info("refused a second job from one visitor")
-                raise popups.error(BUSY)
+                raise popups.error(t(BUSY))
             time.sleep(0.05)
 
     def _try(self, key: str, request: Any) -> bool:
@@ -76,7 +76,7 @@ class Admissions:
                 return False
             queue = self.blocks._queue
             if queue.max_size is not None and len(queue) + len(self.held) >= queue.max_size:
-                raise popups.error(FULL.format(queue.max_size))
+                raise popups.error(t(FULL, size=queue.max_size))
             self.held.append((now, key, request))
             return True
 
