@@ -1,6 +1,7 @@
 """One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5). The gradio
 ``validator`` (run by ``Queue.push``) reads gradio's own queue, so a job that ends in any way leaves nothing to
-release; a visitor is the connection's address, or the one a trusted proxy names (:func:`visitor_key`)."""
+release; a visitor is the connection's address, or the one a trusted proxy names (:func:`visitor_key`), and an MCP
+tool call's job is its caller's (app/ui/mcp.py), so page, API and MCP jobs share the one slot."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ BUSY, FULL = "limits.busy", "limits.queue_full"
 def visitor_key(request: Any) -> str:
     """The visitor's address for a ``gr.Request`` or a starlette request: the connection's own address, which uvicorn
     has already replaced by the client that ``X-Forwarded-For`` names only when the connection came from a proxy the
-    operator trusts (``--forwarded-allow-ips``, app/ui/config.py). A header a client writes itself decides nothing."""
+    operator trusts (``--forwarded-allow-ips``, app/ui/config.py), and which app/ui/mcp.py sets to the MCP caller for
+    the job an MCP tool call queues. A header a client writes itself decides nothing."""
     client = getattr(request, "client", None)
     return str(getattr(client, "host", None) or "unknown")
 
