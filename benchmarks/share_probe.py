@@ -16,6 +16,7 @@ import csv
 import html
 import io
 import json
+import os
 import re
 import sys
 import tempfile
@@ -157,6 +158,17 @@ def big_upload(p: Probe) -> tuple[str, bool]:
                                                                                   and small.status_code < 400)
 
 
+def upload_volume(p: Probe) -> tuple[str, bool]:
+    """Eight uploads of 15 MB of random bytes from one visitor (distinct content, so no content-hash folder is
+    shared): its budget takes some and refuses the rest with one line."""
+    with httpx.Client(timeout=httpx.Timeout(30, read=300), headers={"X-Forwarded-For": "198.51.100.7"}) as http:
+        answers = [http.post(f"{p.url}/gradio_api/upload", files={"files": (f"r{i}.json", os.urandom(15_000_000))})
+                   for i in range(8)]
+    codes = [a.status_code for a in answers]
+    refused = [a.text for a in answers if a.status_code == 429]
+    return f"HTTP {' '.join(map(str, codes))}: {refused[0] if refused else '-'}", codes[0] == 200 and bool(refused)
+
+
 def package_ids(p: Probe) -> tuple[str, bool]:
     answers = [first_line(p.event("race_click", target=spec)).replace(spec, "ID")
                for spec in ("pypi:no-such-package/x.gguf", "pypi:pip/x.gguf")]
@@ -193,6 +205,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("A second job from the same visitor", second_job),
     ("The queue: 20 visitors at once behind a running race", queue_full),
     ("Uploads: 20 MB vs 2 bytes", big_upload),
+    ("Uploads: 8 x 15 MB of random bytes from one visitor", upload_volume),
     ("pypi: ids of a missing package vs a missing file", package_ids),
     ("Downloads: '=HYPERLINK' id and '|<img>' category", download_cells),
 ]

@@ -24,6 +24,8 @@ GENERIC = "verbose error reporting"
 BUG_MARKERS = ("Unexpected error (", "Generation failed (", "Traceback (most recent call last)")
 #: A tag as a browser would parse it.
 LIVE_MARKUP = re.compile(r"<[A-Za-z/!]")
+#: gradio's translation key of a control where a sentence should name it (its label in the visitor's language).
+INTERNAL_KEYS = ("__i18n__", "translation_metadata")
 
 
 def short(value: Any, limit: int = 300) -> str:
@@ -31,19 +33,23 @@ def short(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _clean(message: Any) -> bool:
-    """A message that is one plain line: no traceback, no bug marker, and no markup (a popup draws its text as HTML,
-    so a tag here would be live on the page)."""
+def _clean(message: Any, drawn: bool = True) -> bool:
+    """A message that is one plain line: no traceback, no bug marker, no internal key, and, for an event the page
+    draws (`drawn`), no markup (a popup draws its text as HTML, so a tag here would be live on the page; a named API
+    endpoint's caller reads its line as text, the value as it was sent)."""
     text = str(message or "").strip()
     return bool(text) and "\n" not in text and GENERIC not in text and not any(m in text for m in BUG_MARKERS) \
-        and not LIVE_MARKUP.search(text)
+        and not any(k in text for k in INTERNAL_KEYS) and not (drawn and LIVE_MARKUP.search(text))
 
 
 def queued_events(config: dict) -> list[dict]:
     """The page's events that run a Python function (gradio queues them all), from gradio's config of the page
-    (``demo.get_config_file()`` in-process, or ``GET /config``): fn_index, name and input components."""
+    (``demo.get_config_file()`` in-process, or ``GET /config``): fn_index, name, input components and whether the
+    page draws its refusals (``drawn``: a control or the page's load triggers it; a named API endpoint has no
+    trigger)."""
     components = {c["id"]: c for c in config["components"]}
-    return [{"fn_index": d["id"], "name": d.get("api_name") or str(d["id"]), "inputs": [components[i] for i in d["inputs"]]}
+    return [{"fn_index": d["id"], "name": d.get("api_name") or str(d["id"]), "inputs": [components[i] for i in d["inputs"]],
+             "drawn": bool(d.get("targets"))}
             for d in config["dependencies"] if d.get("backend_fn")]
 
 
@@ -94,8 +100,10 @@ def call(http: httpx.Client, url: str, fn_index: int, data: list, timeout: float
     return "dropped", "the stream ended without a result"
 
 
-def send(http: httpx.Client, url: str, fn_index: int, data: list, timeout: float) -> tuple[str, str]:
-    """(outcome, detail) of one event sent as the page sends it (see the module docstring for the outcomes)."""
+def send(http: httpx.Client, url: str, fn_index: int, data: list, timeout: float,
+         drawn: bool = True) -> tuple[str, str]:
+    """(outcome, detail) of one event sent as the page sends it (see the module docstring for the outcomes); `drawn`:
+    the page draws the event's refusals (:func:`queued_events`)."""
     detail = f"fn {fn_index} {short(data)}"
     kind, answer = call(http, url, fn_index, data, timeout)
     if kind == "refused":
@@ -104,7 +112,7 @@ def send(http: httpx.Client, url: str, fn_index: int, data: list, timeout: float
         return ("clean_errors" if clean else "tracebacks"), f"{detail} -> {answer[:300]}"
     if kind != "completed":
         return "hangs", f"{detail} ({kind}: {answer})"
-    return _judge(answer, detail)
+    return _judge(answer, detail, drawn)
 
 
 def shown_text(message: dict) -> str:
@@ -125,11 +133,11 @@ def _sse_lines(stream: Any) -> Iterator[bytes]:
         yield from lines
 
 
-def _judge(message: dict, detail: str) -> tuple[str, str]:
+def _judge(message: dict, detail: str, drawn: bool = True) -> tuple[str, str]:
     output = message.get("output") or {}
     if not message.get("success"):
         error = output.get("error")
-        return ("clean_errors" if _clean(error) else "tracebacks"), f"{detail} -> error: {str(error)[:300]}"
+        return ("clean_errors" if _clean(error, drawn) else "tracebacks"), f"{detail} -> error: {str(error)[:300]}"
     shown = json.dumps(output.get("data"), ensure_ascii=False)
     if any(marker in shown for marker in BUG_MARKERS):
         return "tracebacks", f"{detail} -> shown: {shown[:300]}"

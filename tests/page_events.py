@@ -85,7 +85,8 @@ def fuzz_page(url: str, demo: Any, per_event: int, counts: fuzzing.Counts, handl
         headers = {"X-Forwarded-For": f"100.64.0.{index + 1}"}
         with httpx.Client(timeout=httpx.Timeout(30.0, read=timeout), headers=headers) as http:
             for event, data in work[index::clients]:
-                fuzzing.classify_with_logs(handler, counts, lambda: send(http, url, event["fn_index"], data, timeout))
+                fuzzing.classify_with_logs(handler, counts,
+                                           lambda: send(http, url, event["fn_index"], data, timeout, event["drawn"]))
                 sent[event["name"]] = sent.get(event["name"], 0) + 1
 
     with ThreadPoolExecutor(clients) as pool:

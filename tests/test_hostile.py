@@ -317,3 +317,21 @@ def test_unknown_ids_get_one_message_whether_or_not_a_folder_exists(remote, tmp_
     finally:
         hub_reachable.cache_clear()
     assert resolve(str(tmp_path / "shadow-model"), allow_local=True).kind == "local"  # allowed by the launch flag
+
+
+# ----- 9. a refusal is one sentence: one wording for the token cap, the value as the caller wrote it ------------------
+@pytest.mark.parametrize("tokens", [17, 600, 100000])
+def test_the_token_cap_is_one_sentence_on_every_endpoint(remote, tokens):
+    """The probe got "must be between 1 and 4096" for 100000 and "above this server's cap of 512" for 600 (the
+    planner names its fields as its form does)."""
+    for endpoint, name in (("/race", "request: max_new_tokens"), ("/measure", "request: max_new_tokens"),
+                           ("/plan", "Max new tokens")):
+        kwargs = {"preset": "offline-uad"} if endpoint == "/plan" else {"prompt": "x"}
+        message = api_error(lambda: remote.predict(**kwargs, max_new_tokens=tokens, api_name=endpoint))
+        assert message == f"{name} must be between 1 and 16; got {tokens}", message
+
+
+def test_a_named_api_refusal_is_plain_text(remote):
+    """Nothing draws a named API's refusal as HTML: the value comes back as it was sent, not escaped."""
+    message = api_error(lambda: remote.predict(preset="<img src=x onerror=alert(1)>", prompt="x", api_name="/race"))
+    assert "Unknown preset '<img src=x onerror=alert(1)>'" in message and "&lt;" not in message

@@ -15,6 +15,7 @@ import gradio as gr
 import httpx
 import pytest
 
+from app.core.words import speaking, t
 from app.render.html import popup_text
 from app.ui import popups
 from app.ui.boundary import guard_preprocessing
@@ -98,6 +99,25 @@ def _poisoned_link(url: str, app) -> str:
         _join(http, url, race["fn_index"], data, session)  # refused: the value is not a preset
         time.sleep(1.0)  # an admitted event would have started; a refused one stored (or not) its inputs
         return http.get(f"{url}/gradio_api/deep_link", params={"session_hash": session}).json()
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_refused_control_is_named_in_words_of_the_visitor_s_language(public_page, lang):
+    """The probe got gradio's own English with the control's translation key for a name
+    ('__i18n__{"__type__": "translation_metadata", "key": "ui.race.preset"}: Value: ... is not'). A refusal names the
+    control by its label, in a sentence of the page's own, in the visitor's language."""
+    url, app = public_page
+    race = page_client.event_named(app.demo.get_config_file(), "race_click")
+    with speaking(lang):
+        expected = {"preset": t("limits.not_a_choice", label=t("ui.race.preset"), value=repr(IMG)),
+                    "max-new-tokens": t("limits.out_of_range", label=t("ui.race.max_new_tokens"), low="1", high="32",
+                                        value="99999")}
+    for control, value in (("preset", IMG), ("max-new-tokens", 99999)):
+        with httpx.Client(timeout=60, headers={"Accept-Language": lang}) as http:
+            outcome, detail = page_client.send(http, url, race["fn_index"],
+                                               page_client.inputs_for(race, **{control: value}), 60)
+        assert outcome == "clean_errors" and detail.endswith(f"HTTP 400: {popup_text(expected[control])}"), detail
+        assert "__i18n__" not in detail and "translation_metadata" not in detail
 
 
 def test_a_refused_value_never_reaches_a_deep_link(public_page):
@@ -187,7 +207,7 @@ def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page, 
             for forged in ("9.9.9.9", "1.1.1.1, 127.0.0.1"):
                 with httpx.Client(timeout=60, headers={"X-Forwarded-For": forged}) as other:
                     outcome, detail = page_client.send(other, url, race["fn_index"], data, 60)
-                assert outcome == "clean_errors" and BUSY in detail, detail
+                assert outcome == "clean_errors" and t(BUSY) in detail, detail
         finally:
             release.set()
             first.join(180)

@@ -84,7 +84,7 @@ def test_limits_on_prompt_and_new_tokens(tiny, cache):
     preset = make_preset("prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=3)
     with pytest.raises(ArenaError, match="at most 8"):
         prepare(preset, "word " * 50, limits=Limits(max_prompt_tokens=8, allow_local=True), cache=cache)
-    with pytest.raises(ArenaError, match="cap of 16"):
+    with pytest.raises(ArenaError, match="max_new_tokens must be between 1 and 16; got 17"):
         prepare(preset.with_overrides(dict(max_new_tokens=17)), PROMPT, limits=Limits(max_new_tokens=16, allow_local=True),
                 cache=cache)
 

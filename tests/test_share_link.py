@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
+import httpx
 import pytest
 
 from app.bench.runner import Bench, BenchPlan
@@ -20,13 +23,17 @@ from app.core.requests import Limits, build_request
 from app.core.sources import resolve
 from app.planner.plan import PlanOptions, plan_for_preset, plan_work_tokens
 from app.core.cells import csv_cell, md_cell
+from app.core.words import t
 from app.ui.config import UIConfig, parse_args
 from app.ui.exports import prune
 from app.ui.race.api import parameters
 from app.ui.race.controls import CONCURRENT, FAIR
 from app.ui.race.session import Session
+from app.ui.page import MAX_UPLOAD_BYTES
+from app.ui.upload_budget import CACHE_FULL, OVER_BUDGET, Ticket, UploadLedger, UploadLimits
+from app.ui.uploads import TOO_LARGE
 from app.ui.visitors import BUSY, visitor_key
-from tests import fuzzing, page_events
+from tests import fuzzing, page_client, page_events
 from tests.helpers import race_controls
 
 PROMPT = "Repeat: red, green, blue."
@@ -77,8 +84,11 @@ def test_the_planner_page_refuses_local_folders_before_loading(built, tiny, monk
 
 
 def test_the_token_cap_is_checked_where_the_request_is_built():
-    with pytest.raises(ArenaError, match="above this server's cap of 16"):
-        build_request("offline-prompt-lookup", "x", {"max_new_tokens": 17}, limits=Limits(max_new_tokens=16))
+    """One wording for the cap, however far above it a number is (the probe got two: the knob's own range for
+    100000, "above this server's cap" for 600)."""
+    for tokens in (17, 600, 100000):
+        with pytest.raises(ArenaError, match=f"^request: max_new_tokens must be between 1 and 16; got {tokens}$"):
+            build_request("offline-prompt-lookup", "x", {"max_new_tokens": tokens}, limits=Limits(max_new_tokens=16))
     assert build_request("offline-prompt-lookup", "x", {"max_new_tokens": 16}, limits=Limits(max_new_tokens=16))
 
 
@@ -187,8 +197,6 @@ def test_a_visitor_is_the_connection_whatever_its_headers_say():
 
 def test_one_job_per_visitor_on_a_public_page(monkeypatch):
     """A second job from the same visitor, while one is running, is refused with one line; another visitor queues."""
-    import httpx
-
     with page_events.public_page(max_new_tokens_cap=64, queue_size=5) as (url, app):
         assert app.demo._queue.max_size == 5 and app.demo.max_file_size and app.demo.delete_cache
         race = next(e for e in page_events.queued_events(app.demo) if e["name"] == "race")
@@ -200,11 +208,82 @@ def test_one_job_per_visitor_on_a_public_page(monkeypatch):
             first.start()
             time.sleep(1.0)  # the first race is queued or running
             outcome, detail = page_events.send(http, url, race["fn_index"], data, 60)
-            assert outcome == "clean_errors" and BUSY in detail, detail
+            assert outcome == "clean_errors" and t(BUSY) in detail, detail
             first.join(120)
         with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
             for _ in range(3):  # free again, also for a client that asks again the moment it has its answer
                 assert page_events.send(http, url, race["fn_index"], data[:1] + ["x"] + data[2:], 120)[0] == "results"
+
+
+@pytest.fixture
+def upload_folder(tmp_path, monkeypatch) -> Path:
+    """gradio's upload cache in a folder of the test's own (gradio reads GRADIO_TEMP_DIR as a page launches)."""
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
+    return tmp_path
+
+
+def _stored_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _upload(http: httpx.Client, url: str, size: int, name: str = "t.json") -> httpx.Response:
+    """One upload request of `size` random bytes (distinct content every time: no content-hash folder is shared)."""
+    return http.post(f"{url}/gradio_api/upload", files=[("files", (name, os.urandom(size)))])
+
+
+def test_one_visitor_cannot_fill_the_disk_with_uploads(upload_folder):
+    """The probe: eight uploads of 15 MB of random bytes from one client all answered 200 and stayed on disk for hours.
+    A public page takes 64 MB from a visitor per 10 minutes: four of them; the other four get one line and store
+    nothing, while another visitor still uploads. A streamed upload over the request's cap leaves no partial file."""
+    with page_events.public_page() as (url, app):
+        with httpx.Client(timeout=120, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
+            answers = [_upload(http, url, 15_000_000, f"t{i}.json") for i in range(8)]
+        assert [a.status_code for a in answers] == [200] * 4 + [429] * 4, [a.text[:100] for a in answers]
+        assert {a.text for a in answers[4:]} == {t(OVER_BUDGET, mb="64", minutes="10")}
+        assert _stored_bytes(upload_folder) == 4 * 15_000_000
+        with httpx.Client(timeout=120, headers={"X-Forwarded-For": "100.64.0.7"}) as other:
+            assert _upload(other, url, 1_000_000).status_code == 200
+            streamed = other.post(f"{url}/gradio_api/upload", content=iter([
+                b"--x\r\nContent-Disposition: form-data; name=\"files\"; filename=\"big.json\"\r\n\r\n",
+                *[os.urandom(1_000_000) for _ in range(MAX_UPLOAD_BYTES // 1_000_000 + 2)]]),  # no length
+                headers={"Content-Type": "multipart/form-data; boundary=x"})
+        assert streamed.status_code == 413 and streamed.text == t(TOO_LARGE, mb="16")
+        assert _stored_bytes(upload_folder) == 4 * 15_000_000 + 1_000_000  # nothing of the refused uploads
+
+
+def test_the_upload_cache_has_a_total_and_unused_uploads_go_early(upload_folder):
+    """Every visitor within their own budget still cannot pass the cache's total; an upload no event used is removed
+    long before gradio's 6-hour sweep, one an event received stays."""
+    with page_events.public_page(upload_budget_mb=3, upload_cache_mb=4.5) as (url, app):
+        answers = {}
+        for visitor, last in (("100.64.0.1", 1_000_000), ("100.64.0.2", 600_000)):
+            with httpx.Client(timeout=60, headers={"X-Forwarded-For": visitor}) as http:
+                answers[visitor] = [_upload(http, url, size, f"{visitor}-{size}.json")
+                                    for size in (1_000_000, 1_000_000, last)]
+        first, second = answers["100.64.0.1"], answers["100.64.0.2"]
+        assert [a.status_code for a in first + second] == [200, 200, 429] * 2
+        assert first[2].text == t(OVER_BUDGET, mb="3", minutes="10")  # over the first visitor's own 3 MB
+        assert second[2].text == t(CACHE_FULL, mb="4.5")  # 2.6 MB is within the second's budget, 4.6 over the total
+        assert _stored_bytes(upload_folder) == 4_000_000
+        kept = first[0].json()[0]
+        replay = page_client.event_named(app.demo.get_config_file(), "uploaded")  # the Replay tab's upload box
+        value = {"path": kept, "orig_name": "t.json", "meta": {"_type": "gradio.FileData"}}
+        with httpx.Client(timeout=60) as http:
+            page_client.send(http, url, replay["fn_index"], [value], 60)  # a trace it refuses: it received the file
+            app.uploads.limits = replace(app.uploads.limits, unused=0.0)  # as if the uploads were hours old
+            assert http.get(f"{url}/config").status_code == 200  # any request lets the page sweep
+        assert [p for p in upload_folder.glob("*/*") if p.is_file()] == [Path(kept)]  # uploads: in content-hash folders
+        with httpx.Client(timeout=60, headers={"X-Forwarded-For": "100.64.0.3"}) as http:
+            assert _upload(http, url, 1_000_000).status_code == 200  # room again
+
+
+def test_a_visitor_s_upload_budget_slides_with_its_window():
+    now = [0.0]
+    ledger = UploadLedger(UploadLimits(per_visitor=100, window=60), clock=lambda: now[0])
+    ledger.settle(ledger.admit("v", 60), 60, [])
+    assert ledger.admit("v", 60) == OVER_BUDGET and isinstance(ledger.admit("w", 60), Ticket)
+    now[0] = 61.0  # the first upload left the window
+    assert isinstance(ledger.admit("v", 60), Ticket)
 
 
 def test_exports_are_pruned_by_count_and_age(tmp_path):

@@ -138,21 +138,27 @@ def check_single_prompt(prompt: Any) -> str:
 
 
 def check_token_cap(max_new_tokens: int, limits: Limits, origin: Origin = REQUEST) -> int:
-    """`max_new_tokens` (already a valid knob value) if it is within this server's cap; else the one-line refusal."""
-    if max_new_tokens > limits.max_new_tokens:
-        raise origin.blame("max_new_tokens", f"is {max_new_tokens}, above this server's cap of {limits.max_new_tokens}")
-    return max_new_tokens
+    """`max_new_tokens` (already a valid knob value) if it is within this server's cap; else the one-line refusal,
+    worded as the knob's own range error with the cap as its bound (one wording whatever the number)."""
+    return _capped(limits).check(max_new_tokens, origin)
 
 
 def check_new_tokens(value: Any, limits: Limits, origin: Origin = REQUEST) -> int | None:
     """A max_new_tokens value within 1..`limits.max_new_tokens` (None or blank: not set, the preset's)."""
-    cap = replace(KNOB_TABLE["max_new_tokens"], high=limits.max_new_tokens)
-    return None if blank(value) else cap.check(value, origin)
+    return None if blank(value) else _capped(limits).check(value, origin)
+
+
+def _capped(limits: Limits) -> Any:
+    """The max_new_tokens knob with this server's cap as its upper bound."""
+    return replace(KNOB_TABLE["max_new_tokens"], high=min(KNOB_TABLE["max_new_tokens"].high, limits.max_new_tokens))
 
 
 def build_preset(preset_id: Any, changes: dict[str, Any], limits: Limits, origin: Origin = REQUEST) -> Preset:
     """The preset `preset_id` with `changes` applied (:func:`apply_overrides`), within `limits`
-    (:func:`within_limits`)."""
+    (:func:`within_limits`); a max_new_tokens change is checked against the server's cap first, so a number above it
+    gets the same line however far above it is."""
+    if "max_new_tokens" in changes:
+        check_new_tokens(changes["max_new_tokens"], limits, origin)
     return within_limits(apply_overrides(get_preset(check_preset_id(preset_id, origin)), changes, origin), limits,
                          origin)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.knobs import KNOB_TABLE, REQUEST, Origin, blank
-from ..core.requests import Limits, check_prompt_text, check_single_prompt, check_token_cap, race_tokens
+from ..core.knobs import REQUEST, Origin
+from ..core.requests import (Limits, check_new_tokens, check_prompt_text, check_single_prompt, check_token_cap,
+                             race_tokens)
 from .http import Timeouts
 from .target import EngineTarget
 
@@ -46,9 +47,8 @@ def build_engine_request(target: EngineTarget, prompt: Any, max_new_tokens: Any 
     `origin`) otherwise. `target` comes from the operator's configuration only (:func:`app.engine.target.find_target`
     for a name a visitor picked)."""
     prompt = check_single_prompt(check_prompt_text(prompt, origin))
-    tokens = DEFAULT_MAX_NEW_TOKENS if blank(max_new_tokens) else KNOB_TABLE["max_new_tokens"].check(max_new_tokens,
-                                                                                                    origin)
-    request = EngineRequest(target, prompt, check_token_cap(tokens, limits, origin), bool(chat_template), limits,
-                            timeouts)
+    tokens = check_new_tokens(max_new_tokens, limits, origin)  # the cap's one line, however far above it
+    tokens = check_token_cap(DEFAULT_MAX_NEW_TOKENS if tokens is None else tokens, limits, origin)
+    request = EngineRequest(target, prompt, tokens, bool(chat_template), limits, timeouts)
     limits.check_work(request.work_tokens, "race", "ask for fewer new tokens")
     return request

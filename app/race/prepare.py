@@ -10,11 +10,10 @@ from typing import Any, Iterator
 
 import torch
 
-from ..core.errors import ArenaError
 from .hooks import private_view
 from ..core.loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress, check_weights_fit
 from ..core.presets import Preset
-from ..core.requests import Limits, check_single_prompt
+from ..core.requests import Limits, check_single_prompt, check_token_cap
 from ..core.tokenizers import TokenizerPool
 from .methods import GenerateArgs, Method, get_method
 
@@ -62,8 +61,7 @@ def prepare(preset: Preset, prompt: Any, limits: Limits, cache: ModelCache = MOD
     reach the loader without the server's caps and local-folder rule. stop: ends a model download in progress.
     """
     prompt = check_single_prompt(prompt)
-    if preset.max_new_tokens > limits.max_new_tokens:
-        raise ArenaError(f"max_new_tokens={preset.max_new_tokens} is above this server's cap of {limits.max_new_tokens}.")
+    check_token_cap(preset.max_new_tokens, limits)
     method = get_method(preset.method)
     method.check_preset(preset)
     check_weights_fit({"target": preset.target, "drafter": preset.assistant}, preset.dtype, limits.max_model_bytes)

@@ -15,11 +15,15 @@ def esc(text: object) -> str:
 POPUP_CHARS = 300
 
 
+def one_line(text: object, limit: int = POPUP_CHARS) -> str:
+    """`text` as one line of at most `limit` characters (whitespace runs become one space; a longer line ends in an
+    ellipsis). Not escaped: for a refusal nothing draws as HTML (a named API call, an MCP tool)."""
+    line = " ".join(("" if text is None else str(text)).split())
+    return line[:limit - 1] + "\u2026" if len(line) > limit else line
+
+
 def popup_text(text: object, limit: int = POPUP_CHARS) -> str:
     """`text` as one line of at most `limit` characters, with ``&``, ``<`` and ``>`` escaped: gradio draws a popup's
     text as (sanitised) HTML, and its sanitiser keeps some live markup (an SVG link), so nothing a visitor typed may
     reach it as markup (docs/DESIGN.md §4.5). Quotes stay as they are: outside a tag they are only text."""
-    line = " ".join(("" if text is None else str(text)).split())
-    if len(line) > limit:
-        line = line[:limit - 1] + "\u2026"
-    return html.escape(line, quote=False)
+    return html.escape(one_line(text, limit), quote=False)

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import copy
 import functools
-import html
 import inspect
 import logging
 import re
 from typing import Any
 
 import gradio as gr
+from gradio.i18n import I18nData
 
 from ..core.errors import ArenaError
-from ..core.words import speaking
+from ..core.knobs import shown
+from ..core.words import DEFAULT, speaking, t, table
 from . import popups
 from .language import request_language
 
@@ -91,13 +92,39 @@ def failure_text(error: BaseException, what: str = "run") -> str:
     return unexpected_error_text(error)
 
 
-def _one_line(component: Any, error: BaseException) -> str:
-    """The unescaped line for a value `component` cannot take; gradio's own message may echo the value, which
-    :mod:`popups` cuts short and escapes (a message of ours arrives escaped once already: unescaped here first)."""
-    label = getattr(component, "label", None) or getattr(component, "elem_id", None) or type(component).__name__
-    message = error.message if isinstance(error, gr.Error) else f"this {type(component).__name__.lower()} cannot take that value"
-    text = " ".join(clean(html.unescape(str(message))).split())
-    return f"{clean(str(label))}: {text[:POPUP_ECHO_CHARS]}"
+def control_name(component: Any) -> str:
+    """A control's name as the visitor reads it: its label in the current language (a translation key of the tables
+    for most labels: app/ui/language.py ``label``), else its element id or its kind; never the key itself."""
+    name = getattr(component, "label", None)
+    if isinstance(name, I18nData):
+        name = t(name.key) if name.key in table(DEFAULT)["words"] else None
+    name = name or getattr(component, "elem_id", None) or type(component).__name__
+    return clean(" ".join(str(name).split()))
+
+
+def refusal_line(component: Any, payload: Any, error: BaseException) -> str:
+    """The unescaped sentence, in the current language, for a value `payload` that `component` cannot take: a line of
+    ours (an upload box's) as it is, else ours for gradio's checks (a choice, a bound, a type), whose own messages are
+    English and may name the control by its translation key. The value is echoed short; :mod:`popups` escapes it."""
+    label = control_name(component)
+    if isinstance(error, popups.Refusal):  # a line of ours (its text before any escaping)
+        return f"{label}: {clean(error.line)[:POPUP_ECHO_CHARS]}"
+    value = shown(clean(payload), POPUP_ECHO_CHARS // 2)
+    low, high = getattr(component, "minimum", None), getattr(component, "maximum", None)
+    if getattr(component, "choices", None) is not None:
+        return t("limits.not_a_choice", label=label, value=value)
+    if isinstance(component, (gr.Slider, gr.Number)):
+        number = isinstance(payload, (int, float)) and not isinstance(payload, bool) and payload == payload
+        if not number:
+            return t("limits.not_a_number", label=label, value=value)
+        if low is not None and high is not None and not low <= payload <= high:
+            return t("limits.out_of_range", label=label, low=_bound(low), high=_bound(high), value=_bound(payload))
+    return t("limits.bad_value", label=label, value=value)
+
+
+def _bound(x: float) -> str:
+    """A bound or value in a refusal: whole numbers exactly, others as %g."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 2 ** 63 else f"{x:g}"
 
 
 def guard_preprocessing(blocks: gr.Blocks) -> int:
@@ -110,7 +137,7 @@ def guard_preprocessing(blocks: gr.Blocks) -> int:
             try:
                 return convert(payload)
             except Exception as exc:  # gradio's own checks (a choice, a bound, a type) or its conversion failing
-                raise popups.error(_one_line(component, exc)) from None
+                raise popups.error(refusal_line(component, payload, exc)) from None
 
         component.preprocess = checked  # gradio calls block.preprocess(...) on the instance
     return len(inputs)
@@ -130,21 +157,34 @@ def forget_refused_inputs(blocks: gr.Blocks) -> None:
     before converting it, and ``/gradio_api/deep_link`` hands that session to whoever opens the link, whose page-load
     event then replays it (docs/DESIGN.md §4.5). So when an event (or its join-time validator) fails, the values it
     stored are put back as they were, and a deep link only ever carries values that passed the same checks as a
-    fresh event."""
+    fresh event. The whole call (conversions, validator, function) runs in the request's language, so a refusal
+    before the function starts is in the visitor's language too (docs/DESIGN.md §4.10), and its refusals are escaped
+    only when the page draws them: not for a named API endpoint, which no control of the page triggers
+    (app/ui/popups.py)."""
     process = blocks.process_api
 
     async def checked(block_fn: Any, inputs: list, state: Any = None, *args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("iterator") is not None:  # a streaming event's next frame: no input is converted or stored
-            return await process(block_fn, inputs, state, *args, **kwargs)
+        request = kwargs.get("request")
         fn = blocks.fns[block_fn] if isinstance(block_fn, int) else block_fn
-        saved = _stored_inputs(fn, state)
-        try:
-            return await process(block_fn, inputs, state, *args, **kwargs)
-        except BaseException:
-            _restore_inputs(state, saved)
-            raise
+        with speaking(request_language(request[0] if isinstance(request, list) and request else request)), \
+                popups.drawn_as_html(drawn_on_the_page(fn)):
+            if kwargs.get("iterator") is not None:  # a streaming event's next frame: no input is converted or stored
+                return await process(block_fn, inputs, state, *args, **kwargs)
+            saved = _stored_inputs(fn, state)
+            try:
+                return await process(block_fn, inputs, state, *args, **kwargs)
+            except BaseException:
+                _restore_inputs(state, saved)
+                raise
 
     blocks.process_api = checked  # gradio calls blocks.process_api(...) on the instance (queue, validator, MCP)
+
+
+def drawn_on_the_page(fn: Any) -> bool:
+    """Whether the page draws `fn`'s refusals (as HTML): an event a control or the page's load triggers, or a join-time
+    validator (gradio gives it no triggers of its own; the page shows what it refuses), but not a named API endpoint
+    (``gr.api``: no control triggers it; its caller reads text)."""
+    return bool(getattr(fn, "targets", None)) or bool(getattr(fn, "is_validator_function", False))
 
 
 def _stored_inputs(fn: Any, state: Any) -> dict[int, Any]:

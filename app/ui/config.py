@@ -12,6 +12,7 @@ from ..core.presets import get_preset
 from ..core.requests import LOCAL_WORK_TOKENS, PUBLIC_WORK_TOKENS, Limits
 from ..engine.target import SYNTAX, EngineTarget
 from ..engine.target import parse_endpoint as parse_target
+from .upload_budget import UPLOAD_WINDOW, UploadLimits
 
 DEFAULT_PRESET = "offline-prompt-lookup"
 
@@ -55,6 +56,8 @@ class UIConfig:
     endpoints: tuple[EngineTarget, ...] = ()
     forwarded_allow_ips: str | None = None
     mcp: bool | None = None
+    upload_budget_mb: float | None = None
+    upload_cache_mb: float | None = None
 
     @property
     def is_public(self) -> bool:
@@ -91,6 +94,16 @@ class UIConfig:
                       work_tokens=work, max_model_bytes=max_model)
 
     @property
+    def upload_limits(self) -> UploadLimits:
+        """What visitors may upload (app/ui/upload_budget.py): each one's bytes per window and the upload cache's total,
+        from the flags, else a public page's defaults; none on a page reachable only from this machine."""
+        def size(flag: float | None, public: float) -> int | None:
+            mb = flag if flag is not None else public if self.is_public else None
+            return None if mb is None else int(mb * 1e6)
+
+        return UploadLimits(size(self.upload_budget_mb, PUBLIC_UPLOAD_MB), size(self.upload_cache_mb, PUBLIC_UPLOAD_CACHE_MB))
+
+    @property
     def trusted_proxies(self) -> str:
         """The proxies whose ``X-Forwarded-For`` names the visitor (uvicorn's FORWARDED_ALLOW_IPS syntax: addresses and
         networks, comma-separated; "" trusts none): the flag, else $FORWARDED_ALLOW_IPS, else the Space's own proxy hop
@@ -122,6 +135,9 @@ SPACE_PROXIES = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7"
 LOOPBACK = "127.0.0.1,::1"
 #: A public page's longest benchmark run (minutes).
 PUBLIC_BENCH_MINUTES = 3.0
+#: A public page's upload limits (MB): one visitor's uploads per window (UPLOAD_WINDOW, 10 minutes: four of the largest
+#: files a parser reads), and the bytes of uploads the server keeps at once.
+PUBLIC_UPLOAD_MB, PUBLIC_UPLOAD_CACHE_MB = 64.0, 1024.0
 #: The smallest --max-new-tokens-cap: a fair measurement warms up with 8 tokens a side, and the sliders need room.
 MIN_TOKENS_CAP = 8
 
@@ -178,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bench-minutes", type=float, default=None,
                         help=f"stop a benchmark run from the page after this many minutes (default "
                              f"{PUBLIC_BENCH_MINUTES:g} when public, else no limit)")
+    parser.add_argument("--upload-budget-mb", type=float, default=None,
+                        help=f"MB of files one visitor may upload per {UPLOAD_WINDOW / 60:g} minutes; more is refused "
+                             f"(default {PUBLIC_UPLOAD_MB:g} when public, else no limit)")
+    parser.add_argument("--upload-cache-mb", type=float, default=None,
+                        help=f"MB of uploads the server keeps at once; more is refused until older ones go (default "
+                             f"{PUBLIC_UPLOAD_CACHE_MB:g} when public, else no limit)")
     parser.add_argument("--queue-size", type=_positive, default=16,
                         help="jobs that may wait in the queue; more are refused with 'queue is full' (default 16)")
     parser.add_argument("--endpoint", dest="endpoints", type=parse_endpoint, action="append", default=[],
@@ -204,7 +226,7 @@ def parse_args(argv: Sequence[str] | None = None) -> UIConfig:
         get_preset(args.preset)
     except ArenaError as exc:
         parser.error(str(exc))
-    for flag in ("memory_budget_gb", "max_model_gb", "bench_minutes"):
+    for flag in ("memory_budget_gb", "max_model_gb", "bench_minutes", "upload_budget_mb", "upload_cache_mb"):
         value = getattr(args, flag)
         if value is not None and not 0 < value < float("inf"):
             parser.error(f"--{flag.replace('_', '-')} must be a number above 0")

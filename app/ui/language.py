@@ -85,6 +85,19 @@ def request_language(request: Any) -> str:
     return chosen(dict(cookies), headers.get("accept-language"))
 
 
+def scope_headers(scope: dict) -> tuple[dict[str, str], dict[str, str]]:
+    """(headers by lower-case name, cookies) of an ASGI request's scope."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    cookies = dict(part.strip().split("=", 1) for part in headers.get("cookie", "").split(";") if "=" in part)
+    return headers, cookies
+
+
+def scope_language(scope: dict) -> str:
+    """The language of an ASGI request (for a line an ASGI middleware answers with): as :func:`request_language`."""
+    headers, cookies = scope_headers(scope)
+    return chosen(cookies, headers.get("accept-language"))
+
+
 def boot_script(lang: str) -> str:
     """The page's first script: the browser reports `lang` as its language (gradio reads it to pick its tables)."""
     return ("<script>(function(){var l=" + repr(lang).replace("'", '"') + ";try{Object.defineProperty(navigator,"
@@ -105,8 +118,7 @@ class LanguageBoot:
             return
         query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
         asked = (query.get(PARAM) or [""])[0]
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        cookies = dict(part.strip().split("=", 1) for part in headers.get("cookie", "").split(";") if "=" in part)
+        headers, cookies = scope_headers(scope)
         lang = asked if asked in LANGUAGES else chosen(cookies, headers.get("accept-language"))
         await self.app(scope, receive, _Injector(send, lang, asked in LANGUAGES).send)
 

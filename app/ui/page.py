@@ -21,8 +21,10 @@ from .language import LanguageBoot, gradio_i18n, label
 from .race.controls import preset_choice_words
 from .bench.tab import bench_preset_words
 from ..render.preset_words import knob_words
-from .uploads import UPLOAD_ARIA_JS, UploadCap
+from .uploads import UPLOAD_ARIA_JS, UploadCap, note_used_uploads
+from .upload_budget import UploadLedger
 from .boundary import clean_inputs, forget_refused_inputs, guard_preprocessing
+from .mcp import McpCallers, mcp_lifespan
 from .visitors import GENERATION, guard_generation
 from ..bench.suite import MAX_SUITE_BYTES
 from ..deploy.spec import MAX_PLAN_BYTES
@@ -48,9 +50,14 @@ def launch_kwargs(config: UIConfig | None = None) -> dict:
             "i18n": gradio_i18n(preset_choice_words, bench_preset_words, knob_words, lambda: engine_choice_words(endpoints))}
 
 
-def upload_cap() -> dict:
-    """FastAPI arguments that cap one upload request's whole body (gradio's ``max_file_size`` caps each file)."""
-    return {"middleware": [Middleware(UploadCap, files_limit=MAX_UPLOAD_BYTES), Middleware(LanguageBoot)]}
+def app_kwargs(demo: gr.Blocks, uploads: UploadLedger | None = None) -> dict:
+    """FastAPI arguments of the page: MCP callers as themselves (first, so every later part sees the caller), one upload
+    request's whole body capped (gradio's ``max_file_size`` caps each file) and each visitor's uploads and the upload
+    cache counted in `uploads`, the visitor's language, and MCP refusals as the page's lines (docs/DESIGN.md §4.5,
+    §4.8)."""
+    return {"middleware": [Middleware(McpCallers), Middleware(UploadCap, files_limit=MAX_UPLOAD_BYTES, ledger=uploads),
+                           Middleware(LanguageBoot)],
+            "lifespan": mcp_lifespan(demo)}
 
 
 @dataclass
@@ -63,6 +70,7 @@ class App:
     planner: PlannerTab
     bench: BenchTab | None = None
     replay: ReplayTab | None = None
+    uploads: UploadLedger | None = None
 
     def launch(self, **kwargs):
         """Queue and serve (docs/DESIGN.md §4.5); extra keyword arguments go to ``Blocks.launch``."""
@@ -73,7 +81,8 @@ class App:
         if self.config.is_public:
             guard_generation(self.demo)
         return self.demo.launch(server_name=self.config.host, server_port=self.config.port, share=self.config.share,
-                                show_error=False, max_file_size=MAX_UPLOAD_BYTES, app_kwargs=upload_cap(),
+                                show_error=False, max_file_size=MAX_UPLOAD_BYTES,
+                                app_kwargs=app_kwargs(self.demo, self.uploads),
                                 mcp_server=self.config.mcp_server,
                                 **launch_kwargs(self.config), **kwargs)
 
@@ -104,4 +113,6 @@ def build_app(config: UIConfig) -> App:
     clean_inputs(demo)
     guard_preprocessing(demo)
     forget_refused_inputs(demo)
-    return App(config, demo, race, planner, bench, replay)
+    ledger = UploadLedger(config.upload_limits, forget=demo.upload_file_set.discard)  # what visitors upload (§4.5)
+    note_used_uploads(demo, ledger)
+    return App(config, demo, race, planner, bench, replay, ledger)

@@ -1,6 +1,7 @@
 """One generation job per visitor, refused with one line when it joins the queue (docs/DESIGN.md §4.5). The gradio
 ``validator`` (run by ``Queue.push``) reads gradio's own queue, so a job that ends in any way leaves nothing to
-release; a visitor is the connection's address, or the one a trusted proxy names (:func:`visitor_key`)."""
+release; a visitor is the connection's address, or the one a trusted proxy names (:func:`visitor_key`), and an MCP
+tool call's job is its caller's (app/ui/mcp.py), so page, API and MCP jobs share the one slot."""
 
 from __future__ import annotations
 
@@ -11,21 +12,22 @@ from typing import Any
 
 import gradio as gr
 
+from ..core.words import t
 from . import popups
 
 log = logging.getLogger("app.ui")
 
 #: The concurrency group every generation event joins (app/ui/page.py).
 GENERATION = "generation"
-FULL = "The queue is full ({} jobs wait already): try again in a minute."
-BUSY = ("You already have a run queued or running on this server: wait for it to finish (or press Stop) before "
-        "starting another.")
+#: The refusals' keys in the tables of words (app/core/words/*/limits.json): a second job, a full queue.
+BUSY, FULL = "limits.busy", "limits.queue_full"
 
 
 def visitor_key(request: Any) -> str:
     """The visitor's address for a ``gr.Request`` or a starlette request: the connection's own address, which uvicorn
     has already replaced by the client that ``X-Forwarded-For`` names only when the connection came from a proxy the
-    operator trusts (``--forwarded-allow-ips``, app/ui/config.py). A header a client writes itself decides nothing."""
+    operator trusts (``--forwarded-allow-ips``, app/ui/config.py), and which app/ui/mcp.py sets to the MCP caller for
+    the job an MCP tool call queues. A header a client writes itself decides nothing."""
     client = getattr(request, "client", None)
     return str(getattr(client, "host", None) or "unknown")
 
@@ -63,7 +65,7 @@ class Admissions:
         while not self._try(key, request):
             if time.monotonic() >= deadline:
                 log.info("refused a second job from one visitor")
-                raise popups.error(BUSY)
+                raise popups.error(t(BUSY))
             time.sleep(0.05)
 
     def _try(self, key: str, request: Any) -> bool:
@@ -76,7 +78,7 @@ class Admissions:
                 return False
             queue = self.blocks._queue
             if queue.max_size is not None and len(queue) + len(self.held) >= queue.max_size:
-                raise popups.error(FULL.format(queue.max_size))
+                raise popups.error(t(FULL, size=queue.max_size))
             self.held.append((now, key, request))
             return True
 
