@@ -1,7 +1,7 @@
 """How the tests and the benchmarks are laid out: no sys.path edits anywhere (tests/ is a package the benchmarks
 import from the repository root), the tests never import the benchmarks, no test module imports another (what two
 need is in a helper module), a fixture that two test modules need is in conftest.py, and every test checks
-something."""
+something whichever way its branches go."""
 
 from __future__ import annotations
 
@@ -28,9 +28,21 @@ def _name(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
-def _checks(fn: ast.FunctionDef, helpers: set[str]) -> bool:
-    """Whether `fn` asserts, calls a checking call, or calls a helper that does."""
-    for node in ast.walk(fn):
+def _always(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and the nodes under it that run whenever it runs: an if's branches and a try's except and else blocks
+    are left out (a loop's body is kept: the tests loop over fixed, non-empty lists)."""
+    yield node
+    if isinstance(node, ast.If):
+        yield from ast.walk(node.test)
+        return
+    children = [*node.body, *node.finalbody] if isinstance(node, (ast.Try, ast.TryStar)) else ast.iter_child_nodes(node)
+    for child in children:
+        yield from _always(child)
+
+
+def _checks(fn: ast.FunctionDef, helpers: set[str], nodes=ast.walk) -> bool:
+    """Whether `fn` asserts, calls a checking call, or calls a helper that does (among `nodes(fn)`)."""
+    for node in nodes(fn):
         if isinstance(node, ast.Assert):
             return True
         if isinstance(node, ast.Call) and (_name(node) in CHECKS | helpers or _name(node).startswith(("assert", "check"))):
@@ -93,11 +105,13 @@ def test_a_fixture_two_modules_need_is_in_conftest():
 
 
 def test_every_test_checks_something():
+    """Every test asserts (or calls a check) on a path it always takes: not only inside an if or an except, where it
+    would pass without checking anything when the branch is not taken."""
     functions = [fn for fns in _functions().values() for fn in fns]
     helpers: set[str] = set()
     while grown := {fn.name for fn in functions if not fn.name.startswith("test_") and fn.name not in helpers
                     and _checks(fn, helpers)}:
         helpers |= grown
     idle = [f"{path.name}:{fn.lineno} {fn.name}" for path, fns in _functions().items() for fn in fns
-            if fn.name.startswith("test_") and not _checks(fn, helpers)]
+            if fn.name.startswith("test_") and not _checks(fn, helpers, _always)]
     assert not idle, idle
