@@ -23,7 +23,7 @@ from app.ui.page import MAX_UPLOAD_BYTES
 from app.ui.race.api import parameters
 from app.ui.visitors import BUSY
 from tests import chromium, page_client
-from tests.app_server import launched
+from tests.app_server import held_races, launched
 from tests.fakes import named, upload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,17 +161,7 @@ def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page, 
     """The probe's three /measure-style jobs, each with its own forged X-Forwarded-For: one runs, two are refused.
     The first race is held at its start until the other two have been answered, so a quick machine cannot finish it
     before they join."""
-    from app.race.lifecycle import RaceRun
-
     url, app = public_page
-    started, release, run = threading.Event(), threading.Event(), RaceRun.run
-
-    def held(self):
-        started.set()
-        release.wait(120)
-        return run(self)
-
-    monkeypatch.setattr(RaceRun, "run", held)
     race = page_client.event_named(app.demo.get_config_file(), "race")  # the named API: one input per parameter
     names = [p.name for p in parameters()]
     data = [p["props"].get("value") for p in race["inputs"]]
@@ -179,15 +169,15 @@ def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page, 
     done = []
     with httpx.Client(timeout=120, headers={"X-Forwarded-For": "8.8.8.8"}) as http:
         first = threading.Thread(target=lambda: done.append(page_client.send(http, url, race["fn_index"], data, 180)))
-        first.start()
-        assert started.wait(120), "the first race did not start"
         try:
-            for forged in ("9.9.9.9", "1.1.1.1, 127.0.0.1"):
-                with httpx.Client(timeout=60, headers={"X-Forwarded-For": forged}) as other:
-                    outcome, detail = page_client.send(other, url, race["fn_index"], data, 60)
-                assert outcome == "clean_errors" and BUSY in detail, detail
+            with held_races(monkeypatch) as wait_started:
+                first.start()
+                wait_started()
+                for forged in ("9.9.9.9", "1.1.1.1, 127.0.0.1"):
+                    with httpx.Client(timeout=60, headers={"X-Forwarded-For": forged}) as other:
+                        outcome, detail = page_client.send(other, url, race["fn_index"], data, 60)
+                    assert outcome == "clean_errors" and BUSY in detail, detail
         finally:
-            release.set()
             first.join(180)
     assert done and done[0][0] == "results", done
 
