@@ -1,4 +1,4 @@
-"""``python -m app``: the command-line interface (see app/cli.py)."""
+"""``python -m app``: the command-line interface (see app/cli/__init__.py)."""
 
 import sys
 

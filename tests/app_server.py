@@ -1,6 +1,7 @@
 """The app as a server, for the tests and the benchmarks that talk to one: a free port, the page launched
-in-process, ``python app.py`` started as a subprocess and waited for until it serves, and the one wait-until loop.
-No pytest imports, so the benchmarks use it too."""
+in-process, ``python app.py`` started as a subprocess and waited for until it serves, the one wait-until loop (what
+waits for a server polls with it, never sleeps a guessed time), and races held at their start. No pytest imports,
+so the benchmarks use it too."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -31,6 +33,30 @@ def wait_until(condition: Callable[[], Any], timeout: float, message: str | Call
     while not condition():
         assert time.monotonic() < deadline, message() if callable(message) else message
         time.sleep(interval)
+
+
+@contextlib.contextmanager
+def held_races(monkeypatch: Any, timeout: float = 120.0) -> Iterator[Callable[[], None]]:
+    """Every race the page starts in this block waits at its start until the block ends (then runs), so a test can
+    act while a visitor's race is surely running. Yields ``wait_started()``: returns once a race has started, an
+    AssertionError after `timeout` seconds. `monkeypatch`: pytest's fixture (it patches ``RaceRun.run``)."""
+    from app.race.lifecycle import RaceRun
+
+    started, release, run = threading.Event(), threading.Event(), RaceRun.run
+
+    def held(self):
+        started.set()
+        release.wait(timeout)
+        return run(self)
+
+    def wait_started() -> None:
+        assert started.wait(timeout), f"no race started within {timeout:g} s"
+
+    monkeypatch.setattr(RaceRun, "run", held)
+    try:
+        yield wait_started
+    finally:
+        release.set()
 
 
 @contextlib.contextmanager

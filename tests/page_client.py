@@ -20,7 +20,7 @@ import httpx
 
 #: gradio's message for an exception that is not a gr.Error (gradio_client's wording; the stream carries None).
 GENERIC = "verbose error reporting"
-#: What the page shows for a bug (app/ui/html.py unexpected_error_text) and the runner's message for one.
+#: What the page shows for a bug (app/ui/boundary.py unexpected_error_text) and the runner's message for one.
 BUG_MARKERS = ("Unexpected error (", "Generation failed (", "Traceback (most recent call last)")
 #: A tag as a browser would parse it.
 LIVE_MARKUP = re.compile(r"<[A-Za-z/!]")

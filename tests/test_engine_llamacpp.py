@@ -16,8 +16,13 @@ from app.core.errors import StoppedError
 from app.engine import llamacpp, rounds
 from app.engine.http import Endpoint, get_json, stream_post
 from app.engine.race import race_llamacpp
+from tests.app_server import wait_until
 from tests.engine_follow import CODE_EDIT, arena_threads, check_prefix, follow
 
+
+def _processing(endpoint: Endpoint) -> bool:
+    """Whether llama-server's slot is still generating."""
+    return get_json(endpoint, "/slots")[0]["is_processing"]
 
 
 def test_greedy_plain_and_ngram_agree_and_acceptance_is_the_servers(llama_pair):
@@ -51,10 +56,7 @@ def test_stop_ends_the_generation_on_the_server(llama_pair):
                 if chunks == 5:  # from another thread, as the page's Stop does
                     threading.Thread(target=stop.set).start()
     assert 5 <= chunks < 4000
-    deadline = time.monotonic() + 5
-    while get_json(endpoint, "/slots")[0]["is_processing"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not get_json(endpoint, "/slots")[0]["is_processing"], "the server kept generating after Stop"
+    wait_until(lambda: not _processing(endpoint), 5, "the server kept generating after Stop", interval=0.05)
     start = time.monotonic()
     assert llamacpp.read_side(endpoint, "Hi", 4).token_ids
     assert time.monotonic() - start < 10
@@ -105,17 +107,17 @@ def test_an_engine_runs_stop_ends_the_generation_on_the_server(llama_pair):
     run = _run(llama_pair, "Count from 1 to 5000, one number per line.", 2000)
     worker = threading.Thread(target=run.run)
     worker.start()
-    while (snap := run.snapshot()) is None or len(snap.sides["baseline"].tokens) < 5:
-        assert worker.is_alive()
-        time.sleep(0.02)
+
+    def five_tokens() -> bool:
+        assert worker.is_alive(), "the engine race ended before it had five plain tokens"
+        return (snap := run.snapshot()) is not None and len(snap.sides["baseline"].tokens) >= 5
+
+    wait_until(five_tokens, 60, "the engine race did not stream five plain tokens", interval=0.02)
     assert get_json(endpoint, "/slots")[0]["is_processing"]
     run.stop()
     worker.join(10)
     run.close("test")
-    deadline = time.monotonic() + 5
-    while get_json(endpoint, "/slots")[0]["is_processing"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not get_json(endpoint, "/slots")[0]["is_processing"], "the server kept generating after Stop"
+    wait_until(lambda: not _processing(endpoint), 5, "the server kept generating after Stop", interval=0.05)
     assert run.result.result.stopped and run.snapshot().sides["baseline"].stopped
     assert not worker.is_alive() and arena_threads() == before
 

@@ -1,4 +1,4 @@
-"""Fails loudly if the pinned transformers changes underneath app/engine/hooks.py."""
+"""Fails loudly if the pinned transformers changes underneath app/race/hooks.py."""
 
 from __future__ import annotations
 

@@ -17,9 +17,10 @@ import pytest
 
 from app.cli import main
 from app.core.errors import ArenaError
+from app.core.hub import unknown_model
 from app.core.knobs import FLAG, REQUEST, Origin
 from app.core.requests import build_request, read_text_file
-from app.core.sources import MAX_ID_CHARS, resolve, unknown_model
+from app.core.sources import MAX_ID_CHARS, resolve
 from app.race.result import AssistedResult, RaceResult, SideResult
 from app.race import lifecycle
 from tests.app_server import launched, wait_until

@@ -116,7 +116,7 @@ def failure(spec: str, **options) -> str:
 
 
 def test_each_hub_failure_is_one_line_that_says_what_to_do(on_hub, monkeypatch):
-    from app.core.sources import unknown_model
+    from app.core.hub import unknown_model
 
     answers = {"unknown repository": failure("nobody/nothing-here")}
     assert answers["unknown repository"] == str(unknown_model("nobody/nothing-here"))

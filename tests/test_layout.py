@@ -1,5 +1,6 @@
-"""The architecture holds: engine packages never import gradio, functions stay small, design citations
-resolve, and every knob has one bound that presets, the CLI, the page and the API all apply."""
+"""The architecture holds: the floors below the UI never import gradio, imports (at any depth, inside functions too)
+go down the floors and make no circle, functions stay small, design citations resolve, and every knob has one bound
+that presets, the CLI, the page and the API all apply."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from app.core.requests import apply_overrides
 from tests.helpers import ROOT, by_elem_id, english
 
 APP = ROOT / "app"
-ENGINE = ("core", "race", "render", "engine", "planner", "bench", "deploy", "replay")
+#: The packages below the UI (every floor but ui and cli), which never import gradio.
+BELOW_UI = ("core", "race", "render", "engine", "planner", "bench", "deploy", "replay")
 
 
 def _modules(folder: Path) -> list[Path]:
@@ -36,8 +38,8 @@ def _imports(path: Path) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("package", ENGINE)
-def test_engine_packages_never_import_gradio_or_the_ui(package):
+@pytest.mark.parametrize("package", BELOW_UI)
+def test_packages_below_the_ui_never_import_gradio_or_the_ui(package):
     for path in _modules(APP / package):
         assert "gradio" not in _imports(path), path
         assert "..ui" not in path.read_text(encoding="utf-8"), path
@@ -51,31 +53,104 @@ FLOORS = {"core": 0, "race": 1, "engine": 2, "planner": 3, "bench": 3, "replay":
 SIDEWAYS: dict[tuple[str, str], str] = {}
 
 
-def _app_imports(path: Path) -> set[str]:
-    """The app packages `path` imports from (absolute ``app.X`` and relative imports, resolved)."""
-    package = path.relative_to(APP).parts[:-1]
-    out = set()
+def _module(path: Path) -> str:
+    """The dotted module name of a file under app/ (a package's ``__init__.py`` is the package)."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module(p): p for p in _modules(APP)}
+
+
+def _app_module(name: str) -> str | None:
+    """The app module that `name` (``app.x.y`` or ``app.x.y.some_name``) is or is defined in; None outside app."""
+    parts = name.split(".")
+    while parts and ".".join(parts) not in MODULES:
+        parts.pop()
+    return ".".join(parts) or None
+
+
+def _module_imports(path: Path) -> dict[str, int]:
+    """The app modules `path` imports, each with the line of its first import: every import statement at any depth
+    (inside functions too, where a circle hides), relative ones resolved; ``from package import name`` counts as
+    the submodule when `name` is one, else as the package."""
+    module = _module(path)
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    out: dict[str, int] = {}
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names = [a.name.split(".") for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            names = [(node.module or "").split(".")]
+            names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            names = [["app", *package[:len(package) - node.level + 1], *(node.module or "").split(".")]]
+            base = [*package[:len(package) - node.level + 1]] if node.level else []
+            base = ".".join([*base, *([node.module] if node.module else [])])
+            names = [f"{base}.{a.name}" for a in node.names]
         else:
             continue
-        out |= {n[1] for n in names if len(n) > 1 and n[0] == "app" and n[1]}
+        for target in filter(None, map(_app_module, names)):
+            if target != module:
+                out.setdefault(target, node.lineno)
     return out
 
 
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of `graph` with more than one node (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = stack[stack.index(node):]
+            del stack[stack.index(node):]
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+IMPORTS = {module: _module_imports(path) for module, path in MODULES.items()}
+
+
+def test_the_import_reader_sees_imports_inside_functions():
+    """app/cli/race.py imports the engine race inside run(), the CLI's package imports its sub-commands with
+    ``from . import``, and the circle finder finds a circle of three and none in a chain."""
+    assert "app.cli.engine_race" in IMPORTS["app.cli.race"] and "app.cli.race" in IMPORTS["app.cli"]
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_between_modules():
+    """No module imports (at any depth) a module that imports it back, directly or around a longer circle: a circle
+    is broken by moving the shared piece to the lower module or passing it in, not by importing inside a function."""
+    circles = _circles({module: set(imports) for module, imports in IMPORTS.items()})
+    edges = [f"{MODULES[a].relative_to(ROOT)}:{IMPORTS[a][b]} imports {b}" for c in circles for a in c
+             for b in c if b in IMPORTS[a]]
+    assert not circles, edges
+
+
 def test_imports_go_down_the_floors_only():
+    """Every import at any depth: a package imports its own floor's package and the floors below, never above."""
     assert {p.name for p in APP.iterdir() if p.is_dir() and (p / "__init__.py").exists()} <= set(FLOORS)
     wrong = []
-    for package, floor in FLOORS.items():
-        for path in _modules(APP / package):
-            for other in _app_imports(path) & set(FLOORS) - {package}:
-                if FLOORS[other] > floor or (FLOORS[other] == floor and (package, other) not in SIDEWAYS):
-                    wrong.append(f"{path.relative_to(ROOT)} imports app.{other}")
+    for module, imports in IMPORTS.items():
+        package = module.split(".")[1] if module.count(".") else None
+        if package not in FLOORS:  # app/__init__.py, app/__main__.py: the entry, above every floor
+            continue
+        for other in {m.split(".")[1] for m in imports if m.count(".")} & set(FLOORS) - {package}:
+            if FLOORS[other] > FLOORS[package] or (FLOORS[other] == FLOORS[package] and (package, other) not in SIDEWAYS):
+                wrong.append(f"{MODULES[module].relative_to(ROOT)} imports app.{other}")
     assert not wrong, wrong
 
 

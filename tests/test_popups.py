@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import json
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from app.ui.page import MAX_UPLOAD_BYTES
 from app.ui.race.api import parameters
 from app.ui.visitors import BUSY
 from tests import chromium, page_client
-from tests.app_server import launched
+from tests.app_server import held_races, launched
 from tests.fakes import named, upload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,11 +76,6 @@ def test_a_suite_with_markup_ids_is_refused_without_markup(built, tmp_path, monk
     assert shown and all("<" not in text for text in shown) and "&lt;svg" in shown[0]
 
 
-def _join(http: httpx.Client, url: str, fn_index: int, data: list, session: str) -> httpx.Response:
-    body = {"data": data, "fn_index": fn_index, "session_hash": session, "event_data": None, "trigger_id": None}
-    return http.post(f"{url}/gradio_api/queue/join", json=body)
-
-
 @pytest.fixture(scope="module")
 def public_page():
     """The page as a share link serves it (public), trusting no proxy: the connection's address is the visitor."""
@@ -90,15 +84,19 @@ def public_page():
 
 
 def _poisoned_link(url: str, app) -> str:
-    """The probe's two requests: a Race join with the markup as the preset (refused), then the session's deep link."""
+    """The probe's two requests: a Race join with the markup as the preset, waited for until it is answered (refused
+    at the join, or failed: the value is not a preset), then the session's deep link. Gradio makes the session when
+    the join names it, before any check, so it has one."""
     race = page_client.event_named(app.demo.get_config_file(), "race_click")  # the Race button's event
     data = page_client.inputs_for(race, preset=SVG)
     assert SVG in data
     session = uuid.uuid4().hex
     with httpx.Client(timeout=60) as http:
-        _join(http, url, race["fn_index"], data, session)  # refused: the value is not a preset
-        time.sleep(1.0)  # an admitted event would have started; a refused one stored (or not) its inputs
-        return http.get(f"{url}/gradio_api/deep_link", params={"session_hash": session}).json()
+        kind, answer = page_client.call(http, url, race["fn_index"], data, 60, session=session)
+        assert kind == "refused" or (kind == "completed" and not answer["success"]), (kind, answer)
+        link = http.get(f"{url}/gradio_api/deep_link", params={"session_hash": session}).json()
+    assert link, "the refused event's session has no deep link"
+    return link
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
@@ -121,12 +119,12 @@ def test_a_refused_control_is_named_in_words_of_the_visitor_s_language(public_pa
 
 
 def test_a_refused_value_never_reaches_a_deep_link(public_page):
+    """What the session's link replays holds no trace of the refused value."""
     url, app = public_page
     link = _poisoned_link(url, app)
-    if link:  # the session exists: what the link would replay holds no trace of the refused value
-        config = httpx.get(f"{url}/config", params={"deep_link": link}, timeout=30)
-        assert config.status_code == 200 and config.json().get("deep_link_state") == "valid"
-        assert "alert(origin)" not in config.text
+    config = httpx.get(f"{url}/config", params={"deep_link": link}, timeout=30)
+    assert config.status_code == 200 and config.json().get("deep_link_state") == "valid"
+    assert "alert(origin)" not in config.text
 
 
 @pytest.mark.browser
@@ -135,7 +133,7 @@ def test_a_deep_link_replays_no_markup_in_chromium(public_page):
     from playwright.sync_api import sync_playwright
 
     url, app = public_page
-    link = _poisoned_link(url, app) or "0" * 16
+    link = _poisoned_link(url, app)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium.CHROMIUM, args=chromium.ARGS)
         try:
@@ -183,17 +181,7 @@ def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page, 
     """The probe's three /measure-style jobs, each with its own forged X-Forwarded-For: one runs, two are refused.
     The first race is held at its start until the other two have been answered, so a quick machine cannot finish it
     before they join."""
-    from app.race.lifecycle import RaceRun
-
     url, app = public_page
-    started, release, run = threading.Event(), threading.Event(), RaceRun.run
-
-    def held(self):
-        started.set()
-        release.wait(120)
-        return run(self)
-
-    monkeypatch.setattr(RaceRun, "run", held)
     race = page_client.event_named(app.demo.get_config_file(), "race")  # the named API: one input per parameter
     names = [p.name for p in parameters()]
     data = [p["props"].get("value") for p in race["inputs"]]
@@ -201,15 +189,15 @@ def test_forged_forwarded_addresses_from_one_client_share_one_slot(public_page, 
     done = []
     with httpx.Client(timeout=120, headers={"X-Forwarded-For": "8.8.8.8"}) as http:
         first = threading.Thread(target=lambda: done.append(page_client.send(http, url, race["fn_index"], data, 180)))
-        first.start()
-        assert started.wait(120), "the first race did not start"
         try:
-            for forged in ("9.9.9.9", "1.1.1.1, 127.0.0.1"):
-                with httpx.Client(timeout=60, headers={"X-Forwarded-For": forged}) as other:
-                    outcome, detail = page_client.send(other, url, race["fn_index"], data, 60)
-                assert outcome == "clean_errors" and t(BUSY) in detail, detail
+            with held_races(monkeypatch) as wait_started:
+                first.start()
+                wait_started()
+                for forged in ("9.9.9.9", "1.1.1.1, 127.0.0.1"):
+                    with httpx.Client(timeout=60, headers={"X-Forwarded-For": forged}) as other:
+                        outcome, detail = page_client.send(other, url, race["fn_index"], data, 60)
+                    assert outcome == "clean_errors" and t(BUSY) in detail, detail
         finally:
-            release.set()
             first.join(180)
     assert done and done[0][0] == "results", done
 

@@ -206,7 +206,7 @@ def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, s
 def test_replay_tab_reads_in_the_language(server, browser, lang, tmp_path):
     """In Korean and Indonesian the tab and the replay it plays hold no English sentence before and after a gallery
     race is picked (docs/DESIGN.md §4.10); the replay page is written in the page's language."""
-    from tests.test_languages_browser import EXEMPT, TEXTS_JS, english_left, tab_texts
+    from tests.page_texts import EXEMPT, TEXTS_JS, english_left, tab_texts
 
     url, _ = server
     page = open_page(browser, f"{url}/?lang={lang}", 390, 844)

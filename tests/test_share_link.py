@@ -34,6 +34,7 @@ from app.ui.upload_budget import CACHE_FULL, OVER_BUDGET, Ticket, UploadLedger, 
 from app.ui.uploads import TOO_LARGE
 from app.ui.visitors import BUSY, visitor_key
 from tests import fuzzing, page_client, page_events
+from tests.app_server import held_races
 from tests.helpers import race_controls
 
 PROMPT = "Repeat: red, green, blue."
@@ -205,11 +206,14 @@ def test_one_job_per_visitor_on_a_public_page(monkeypatch):
         data[names.index("prompt")], data[names.index("max_new_tokens")] = "Count: one, two, three, four,", 48
         with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
             first = threading.Thread(target=page_events.send, args=(http, url, race["fn_index"], data, 120))
-            first.start()
-            time.sleep(1.0)  # the first race is queued or running
-            outcome, detail = page_events.send(http, url, race["fn_index"], data, 60)
-            assert outcome == "clean_errors" and t(BUSY) in detail, detail
-            first.join(120)
+            try:
+                with held_races(monkeypatch) as wait_started:  # the first race runs until the second is answered
+                    first.start()
+                    wait_started()
+                    outcome, detail = page_events.send(http, url, race["fn_index"], data, 60)
+                    assert outcome == "clean_errors" and t(BUSY) in detail, detail
+            finally:
+                first.join(120)
         with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
             for _ in range(3):  # free again, also for a client that asks again the moment it has its answer
                 assert page_events.send(http, url, race["fn_index"], data[:1] + ["x"] + data[2:], 120)[0] == "results"

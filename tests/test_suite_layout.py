@@ -1,12 +1,14 @@
 """How the tests and the benchmarks are laid out: no sys.path edits anywhere (tests/ is a package the benchmarks
-import from the repository root), the tests never import the benchmarks, a fixture that two test modules need is
-in conftest.py, and every test checks something."""
+import from the repository root), the tests never import the benchmarks, no test module imports another (what two
+need is in a helper module), a fixture that two test modules need is in conftest.py, and every test checks
+something whichever way its branches go."""
 
 from __future__ import annotations
 
 import ast
 import re
 from pathlib import Path
+from typing import Iterator
 
 from tests.helpers import ROOT
 
@@ -26,9 +28,21 @@ def _name(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
-def _checks(fn: ast.FunctionDef, helpers: set[str]) -> bool:
-    """Whether `fn` asserts, calls a checking call, or calls a helper that does."""
-    for node in ast.walk(fn):
+def _always(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and the nodes under it that run whenever it runs: an if's branches and a try's except and else blocks
+    are left out (a loop's body is kept: the tests loop over fixed, non-empty lists)."""
+    yield node
+    if isinstance(node, ast.If):
+        yield from ast.walk(node.test)
+        return
+    children = [*node.body, *node.finalbody] if isinstance(node, (ast.Try, ast.TryStar)) else ast.iter_child_nodes(node)
+    for child in children:
+        yield from _always(child)
+
+
+def _checks(fn: ast.FunctionDef, helpers: set[str], nodes=ast.walk) -> bool:
+    """Whether `fn` asserts, calls a checking call, or calls a helper that does (among `nodes(fn)`)."""
+    for node in nodes(fn):
         if isinstance(node, ast.Assert):
             return True
         if isinstance(node, ast.Call) and (_name(node) in CHECKS | helpers or _name(node).startswith(("assert", "check"))):
@@ -49,13 +63,35 @@ def test_nothing_edits_sys_path():
     assert "pythonpath" not in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
 
 
+def _imported(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, dotted name) of every import in `path` at any depth, inside functions too; ``from X import a`` gives
+    X and X.a, and a relative import is resolved within tests/."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(["tests"] * bool(node.level) + ([node.module] if node.module else []))
+            yield node.lineno, base
+            yield from ((node.lineno, f"{base}.{a.name}") for a in node.names)
+
+
 def test_tests_do_not_import_the_benchmarks():
-    found = []
-    for path in sorted(TESTS.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "benchmarks"]
+    found = [f"{path.name}:{line} {name}" for path in sorted(TESTS.glob("*.py")) for line, name in _imported(path)
+             if name.split(".")[0] == "benchmarks"]
+    assert not found, found
+
+
+def _is_test_module(name: str) -> bool:
+    """Whether the dotted `name` is a test module or something in one: tests.test_x(.y), or test_x(.y) itself."""
+    parts = name.split(".")
+    return parts[0].startswith("test_") or (parts[0] == "tests" and len(parts) > 1 and parts[1].startswith("test_"))
+
+
+def test_no_test_module_imports_another():
+    """A test module imports helper modules (tests/helpers.py, tests/chromium.py, ...) but never a test_*.py, at any
+    depth: what two test modules share lives in a helper module (a fixture: conftest.py)."""
+    found = [f"{path.name}:{line} {name}" for path in sorted(TESTS.glob("*.py")) for line, name in _imported(path)
+             if _is_test_module(name)]
     assert not found, found
 
 
@@ -69,11 +105,13 @@ def test_a_fixture_two_modules_need_is_in_conftest():
 
 
 def test_every_test_checks_something():
+    """Every test asserts (or calls a check) on a path it always takes: not only inside an if or an except, where it
+    would pass without checking anything when the branch is not taken."""
     functions = [fn for fns in _functions().values() for fn in fns]
     helpers: set[str] = set()
     while grown := {fn.name for fn in functions if not fn.name.startswith("test_") and fn.name not in helpers
                     and _checks(fn, helpers)}:
         helpers |= grown
     idle = [f"{path.name}:{fn.lineno} {fn.name}" for path, fns in _functions().items() for fn in fns
-            if fn.name.startswith("test_") and not _checks(fn, helpers)]
+            if fn.name.startswith("test_") and not _checks(fn, helpers, _always)]
     assert not idle, idle

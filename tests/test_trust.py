@@ -12,7 +12,7 @@ from app.race.lifecycle import RaceRun
 from app.race.result import AssistedResult, RaceResult, Round, SideResult
 from app.race.trust import KeptCheck, check_kept, noise_band, steps, unexplained, verdict
 from app.render.why_panel import speedup_words
-from app.cli.race import stats_line
+from app.cli.race_text import stats_line
 from app.core.requests import RaceRequest
 from app.ui.race.handlers import finished_status
 

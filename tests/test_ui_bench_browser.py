@@ -58,7 +58,7 @@ def test_a_benchmark_reads_in_the_language(server, browser, lang, tmp_path):
     """In Korean and Indonesian the tab holds no English sentence before and after a tiny benchmark (docs/DESIGN.md
     §4.10), its leaderboard, plots and every race's table included, and it fits a 390 px phone."""
     from tests.chromium import fits, open_page
-    from tests.test_languages_browser import EXEMPT, TEXTS_JS, english_left, tab_texts
+    from tests.page_texts import EXEMPT, TEXTS_JS, english_left, tab_texts
 
     url, _ = server
     page = open_page(browser, f"{url}/?lang={lang}", 390, 844)

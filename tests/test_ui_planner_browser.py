@@ -57,7 +57,7 @@ def test_a_plan_reads_in_the_language(server, browser, lang, tmp_path):
     """With ?lang=ko or ?lang=id the Planner tab holds no English sentence, before and after a measured plan; Korean
     shows Hangul; the page fits a laptop and a phone (screenshots in tmp_path)."""
     from tests.chromium import fits, open_page, set_number
-    from tests.test_languages_browser import EXEMPT, HANGUL, TEXTS_JS, english_left
+    from tests.page_texts import EXEMPT, HANGUL, TEXTS_JS, english_left
 
     url, _ = server
     page = open_page(browser, f"{url}/?lang={lang}", 1440, 900)

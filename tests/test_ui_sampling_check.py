@@ -1,4 +1,4 @@
-"""The Race tab's sampling check (app/ui/race/distribution.py): wired into the page, streams progress, shows a
+"""The Race tab's sampling check (app/ui/race/sampling_check.py): wired into the page, streams progress, shows a
 verdict, stops, and reports bad input as one line; the event functions run on tiny models without a browser."""
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 from ..core.download import DOWNLOADING
 from ..core.errors import ArenaError
 from ..core.knobs import KNOB_TABLE
+from ..core.requests import read_text_file
 
 
 class CleanParser(argparse.ArgumentParser):
@@ -41,6 +42,17 @@ def emit(as_json: bool, obj: Any, human: Callable[[], None]) -> int:
     else:
         human()
     return 0
+
+
+def read_prompt(args: argparse.Namespace) -> str | list[str]:
+    """The prompt text; a list when --prompt was given more than once (rejected by the engine)."""
+    if args.prompt is not None and args.prompt_file is not None:
+        raise ArenaError("Give either --prompt or --prompt-file, not both.")
+    if args.prompt_file is not None:
+        return read_text_file(args.prompt_file, "prompt file")
+    if args.prompt is None:
+        raise ArenaError("Give a prompt with --prompt TEXT or --prompt-file FILE.")
+    return args.prompt[0] if len(args.prompt) == 1 else args.prompt
 
 
 def configure_logging(verbose: bool) -> None:

@@ -15,8 +15,8 @@ from ..engine.request import build_engine_request
 from ..engine.result import EngineRace
 from ..engine.run import run_engine
 from ..engine.target import CLI_LABELS, make_target
-from .common import emit
-from .race import print_human, read_prompt
+from .common import emit, read_prompt
+from .race_text import print_human
 
 #: The flags of a preset race that mean nothing for an engine race.
 PRESET_ONLY = ("preset", "sample", "tune", "target", "assistant", "dtype", "quantization", "seed", "temperature",

@@ -11,11 +11,10 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.knobs import FLAG, KNOBS
 from ..core.presets import DTYPES, QUANTIZATIONS
-from ..core.requests import Limits, RaceRequest, apply_overrides, build_request, read_text_file
+from ..core.requests import Limits, RaceRequest, apply_overrides, build_request
 from ..engine.target import ENGINE_NAMES
-from ..race.result import STATUSES, RaceResult
-from ..render.statuses import ANSI
-from .common import add_knob_flags, emit, given, progress_logger
+from .common import add_knob_flags, emit, given, progress_logger, read_prompt
+from .race_text import print_human
 
 #: Preset fields a flag of the same name overrides.
 FIELD_FLAGS = ("target", "assistant", "revision", "assistant_revision", "dtype", "quantization")
@@ -54,17 +53,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return race
 
 
-def read_prompt(args: argparse.Namespace) -> str | list[str]:
-    """The prompt text; a list when --prompt was given more than once (rejected by the engine)."""
-    if args.prompt is not None and args.prompt_file is not None:
-        raise ArenaError("Give either --prompt or --prompt-file, not both.")
-    if args.prompt_file is not None:
-        return read_text_file(args.prompt_file, "prompt file")
-    if args.prompt is None:
-        raise ArenaError("Give a prompt with --prompt TEXT or --prompt-file FILE.")
-    return args.prompt[0] if len(args.prompt) == 1 else args.prompt
-
-
 def request_from_args(args: argparse.Namespace) -> RaceRequest:
     """The chosen preset with the command line's overrides applied, the prompt and the seed."""
     changes = given(args, (*KNOBS, *FIELD_FLAGS, "max_new_tokens", "temperature", "top_p"))
@@ -73,42 +61,6 @@ def request_from_args(args: argparse.Namespace) -> RaceRequest:
     if args.no_chat_template:
         changes["chat_template"] = False
     return build_request(args.preset, read_prompt(args), changes, args.seed, FLAG, Limits.operator())
-
-
-def verdict_note(result: RaceResult) -> str:
-    """' (slower)', ' (level: <why>)', ' (not a measurement: <why>)' or '' for the speedup (app/race/trust.py)."""
-    verdict = result.verdict
-    if verdict.kind == "loss":
-        return " (slower)"
-    if verdict.kind == "even":
-        return f" (level: {verdict.reason})"
-    return f" ({verdict.reason})" if verdict.kind == "unmeasured" else ""
-
-
-def stats_line(result: RaceResult) -> str:
-    a, b = result.assisted, result.baseline
-    alpha = a.acceptance_rate
-    badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
-    if result.divergence:
-        badge += f" ({result.divergence['explanation']})"
-    return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
-            f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x"
-            f"{verdict_note(result)}, "
-            f"acceptance {'n/a' if alpha is None else f'{alpha:.0%}'}, "
-            f"mean accepted length {a.mean_accepted_length:.2f}, rounds {len(a.rounds)}, {badge}")
-
-
-def print_human(result: RaceResult, out=None) -> None:
-    """Both texts, the assisted one coloured per status when stdout is a terminal, and a stats line."""
-    out = out or sys.stdout
-    colour = out.isatty()
-    paint = (lambda s, st: f"{ANSI[st]}{s}{ANSI['reset']}") if colour else (lambda s, st: s)
-    out.write(f"{paint('baseline', 'bold')}\n{result.baseline.text}\n\n")
-    out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in STATUSES)})\n")
-    out.write("".join(paint(t.text, t.status) for t in result.assisted.tokens) + "\n\n")
-    out.write(stats_line(result) + "\n")
-    if result.why is not None:
-        out.write(f"why: {result.why.verdict}\n")
 
 
 def tuned(request: RaceRequest) -> tuple[RaceRequest, dict]:

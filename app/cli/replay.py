@@ -35,7 +35,7 @@ def summary(trace: Trace) -> str:
     """A few lines about the trace: the race, where and when, the figures, the verdict."""
     from ..render.figures import MODE_LABELS
     from ..render.hardware import machine_text, versions_text, when_text
-    from .race import stats_line
+    from .race_text import stats_line
 
     r = trace.result
     lines = [f"{r.preset} ({r.method}): {r.target}" + (f" + {r.assistant}" if r.assistant else ""),

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ArenaError
-from .knobs import shown
+from .presets import load_presets
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +22,6 @@ log = logging.getLogger(__name__)
 HUB_TIMEOUT_S = 10.0
 #: Seconds the reachability probe waits for a TCP connection.
 PROBE_TIMEOUT_S = 3.0
-#: A revision: a branch, a tag or a commit sha (what the hub's resolve URL accepts), at most 255 characters.
-_REVISION = re.compile(r"^[\w][\w.\-/]{0,254}$", re.ASCII)
 #: Weight files from_pretrained reads, in its order of preference: a single file or its numbered shards.
 _WEIGHT_NAMES = (re.compile(r"^model(-\d+-of-\d+)?\.safetensors$"), re.compile(r"^pytorch_model(-\d+-of-\d+)?\.bin$"))
 #: Any top-level weight file, for repositories that name their shards otherwise (counted, never under-counted).
@@ -56,15 +54,6 @@ def hub_reachable() -> bool:
         return True
     except OSError:
         return False
-
-
-def check_revision(revision: Any) -> str | None:
-    """`revision` stripped (None or "" -> None), or ArenaError when it cannot name a branch, tag or commit."""
-    if revision is None or (isinstance(revision, str) and not revision.strip()):
-        return None
-    if not isinstance(revision, str) or not _REVISION.match(revision.strip()) or ".." in revision:
-        raise ArenaError(f"{shown(revision)} is not a revision: name a branch, a tag or a commit sha (e.g. main).")
-    return revision.strip()
 
 
 def repo_info(repo_id: str, revision: str | None = None) -> Any:
@@ -127,8 +116,6 @@ def hub_error(repo_id: str, exc: BaseException, revision: str | None = None) -> 
     """The one line a user sees when loading `repo_id` from the hub failed with `exc`: what happened and what to do."""
     from huggingface_hub import errors
 
-    from .sources import unknown_model
-
     log.info("could not load %r from the hub: %s", repo_id, " <- ".join(type(e).__name__ for e in _chain(exc)))
     for e in _chain(exc):
         if isinstance(e, ArenaError):
@@ -152,6 +139,17 @@ def hub_error(repo_id: str, exc: BaseException, revision: str | None = None) -> 
                               "dropped): the files already downloaded stay in the local cache; run again to fetch "
                               "the rest.")
     return unknown_model(repo_id)
+
+
+def unknown_model(spec: str) -> ArenaError:
+    """The one message for an id that no installed package, allowed folder or the hub provides."""
+    try:
+        offline = [p.id for p in load_presets().values() if p.runs_offline]
+    except ArenaError:
+        offline = []
+    return ArenaError(f"Could not load '{spec}': it is not an installed package model or local folder, and the "
+                      "Hugging Face hub could not provide it (no network access, or the id is misspelled). "
+                      f"Offline presets that run here: {', '.join(offline) or 'none'}.")
 
 
 def gated(repo_id: str, status: int) -> ArenaError:

@@ -5,6 +5,7 @@ knob bounds come from the knob table (:mod:`app.core.knobs`), and overrides are 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,6 @@ from typing import Any
 import yaml
 
 from .errors import ArenaError
-from .hub import check_revision
 from .knobs import KNOB_TABLE, KNOBS, REQUEST, Origin, shown
 
 PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
@@ -20,6 +20,8 @@ PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
 METHOD_IDS = ("drafter", "prompt-lookup", "layerskip", "glm-mtp", "gemma-drafter", "uad", "ensemble")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 QUANTIZATIONS = ("none", "8bit", "4bit")
+#: A revision: a branch, a tag or a commit sha (what the hub's resolve URL accepts), at most 255 characters.
+_REVISION = re.compile(r"^[\w][\w.\-/]{0,254}$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,15 @@ _BOOL_FIELDS = {"chat_template", "do_sample", "float32_logits"}
 _REQUIRED = ("id", "method", "title", "description", "target")
 _CHOICES = {"method": METHOD_IDS, "dtype": DTYPES, "quantization": QUANTIZATIONS}
 _REVISIONS = ("revision", "assistant_revision")
+
+
+def check_revision(revision: Any) -> str | None:
+    """`revision` stripped (None or "" -> None), or ArenaError when it cannot name a branch, tag or commit."""
+    if revision is None or (isinstance(revision, str) and not revision.strip()):
+        return None
+    if not isinstance(revision, str) or not _REVISION.match(revision.strip()) or ".." in revision:
+        raise ArenaError(f"{shown(revision)} is not a revision: name a branch, a tag or a commit sha (e.g. main).")
+    return revision.strip()
 
 
 def _check_field(name: str, value: Any, origin: Origin) -> Any:

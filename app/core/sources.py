@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import ArenaError
-from .hub import hub_reachable
+from .hub import hub_reachable, unknown_model
 from .knobs import shown
 from .parts import PART_SETS, assemble, installed, is_part_spec, part_set
 
@@ -145,19 +145,6 @@ def check_spec(spec: Any) -> str:
         raise ArenaError(f"The model id {shown(spec)} contains control or invisible characters: "
                          "use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
     return spec
-
-
-def unknown_model(spec: str) -> ArenaError:
-    """The one message for an id that no installed package, allowed folder or the hub provides."""
-    from .presets import load_presets
-
-    try:
-        offline = [p.id for p in load_presets().values() if p.runs_offline]
-    except ArenaError:
-        offline = []
-    return ArenaError(f"Could not load '{spec}': it is not an installed package model or local folder, and the "
-                      "Hugging Face hub could not provide it (no network access, or the id is misspelled). "
-                      f"Offline presets that run here: {', '.join(offline) or 'none'}.")
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -36,7 +36,7 @@ PINNED_TRANSFORMERS = "5.24.0"
 
 
 class DraftSink(Protocol):
-    """Receives each round (implemented by trace.TraceStreamer). Times are seconds."""
+    """Receives each round (implemented by app/race/tracer.py's TraceStreamer). Times are seconds."""
 
     def on_candidates(self, prompt_len: int, candidate_ids: list[int], draft_seconds: float,
                       candidate_logits: Any) -> None: ...

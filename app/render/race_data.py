@@ -18,8 +18,8 @@ The data (version 1), a JSON-ready dict::
     ROUND = [drafted, accepted, rejected_text, rejected_p_target, rejected_p_draft]
 
 Tokens only grow while a race runs and each frame is a new object whose lists share the items already sent, so
-gradio's streaming diff sends only what is new (docs/DESIGN.md §6 of the shared notes: a diff when a value extends
-the old one).
+gradio's streaming diff (``gradio.utils.diff``: a diff when a value extends the old one) sends only what is new
+(docs/DESIGN.md §4.9).
 """
 
 from __future__ import annotations

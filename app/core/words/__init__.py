@@ -1,6 +1,8 @@
 """Every word a visitor reads, in English, Korean and Indonesian (docs/DESIGN.md §4.10): one folder per language
-(``en/``, ``ko/``, ``id/``), each holding the same JSON files (one per surface: ``race.json``, ``planner.json``, ...,
-and ``messages.json``) with the same keys and the same ``{placeholders}``, checked by tests/test_words_tables.py.
+(``en/``, ``ko/``, ``id/``), each holding the same JSON files of keys (one per surface: ``race.json``,
+``planner.json``, ...) with the same keys and the same ``{placeholders}``, checked by tests/test_words_tables.py;
+Korean and Indonesian also hold ``messages*.json`` (see :func:`translate`) and ``presets.json``
+(app/render/preset_words.py).
 
 - :func:`t` gives a key's text in the current language, formatted with its values.
 - :func:`translate` gives a sentence written in English below the page (an error line, a loading message, a verdict)

@@ -1,5 +1,6 @@
-"""Named API endpoints ``/race`` and ``/measure``: the ``race --json`` object (docs/DESIGN.md §4) through the CLI's
-engine path, with parameters generated from the knob table (None keeps the preset's value, like an absent flag)."""
+"""Named API endpoints ``/race`` and ``/measure``: the ``race --json`` object (docs/DESIGN.md §4) through the same
+race path as the CLI (``RaceRun``, or ``EngineRun`` for a serving engine), with parameters generated from the knob
+table (None keeps the preset's value, like an absent flag)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Event functions of the Race tab, each returning or yielding ``{component: value}``: the streaming race (the
-engine's :class:`~app.race.lifecycle.RaceRun`; every :data:`TICK` s the race's data from its snapshot, which the
-player in the browser draws: docs/DESIGN.md §4.9), Tune, stop, the preset and example choices."""
+"""Event functions of the Race tab, each returning or yielding ``{component: value}``: the streaming race (a
+:class:`~app.race.lifecycle.RaceRun`, or an :class:`~app.engine.run.EngineRun` for a serving engine; every
+:data:`TICK` s the race's data from its snapshot, which the player in the browser draws: docs/DESIGN.md §4.9), Tune,
+stop, the preset and example choices."""
 
 from __future__ import annotations
 
@@ -162,8 +163,9 @@ class RaceHandlers:
         return (yield from run_streaming(run.prepare, frame, 0.25, "race-prepare"))
 
     def _run(self, session: Session, entry: Entry, setup: Any, frames: LiveFrames) -> Iterator:
-        """Race in a worker thread (the engine's reader), sending the race's data every TICK; returns what the run
-        returned (a RaceResult, or an engine's EngineRace)."""
+        """Race in a worker thread (the run's own threads do the work: app/race's workers and reader, or an engine
+        race's streams), sending the race's data every TICK; returns what the run returned (a RaceResult, or an
+        engine's EngineRace)."""
         run = entry.run
         shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
         note = (t("race.note_engine", name=entry.engine.name) if entry.engine else t("race.note_fair") if run.sequential
