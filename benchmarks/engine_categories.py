@@ -1,10 +1,14 @@
-"""The README's per-category table of transformers' prompt lookup against a serving engine's own speculation
+"""The README's per-category table of transformers' method against a serving engine's own speculation
 ("Race a serving engine"): the same prompts, the same GGUF file, one after the other.
 
-    python -m benchmarks.engine_categories [--split test] [--limit 2] [--repeats 3] [--max-new-tokens 64]
-        [--threads 2] [--endpoint URL --plain-endpoint URL2] [--out engine-categories]
+    python -m benchmarks.engine_categories [--preset offline-prompt-lookup] [--categories a,b] [--split test]
+        [--limit 2] [--repeats 3] [--max-new-tokens 64] [--threads 2] [--endpoint URL --plain-endpoint URL2]
+        [--out engine-categories]
 
-Runs ``python -m app bench --presets offline-prompt-lookup`` (transformers), then the same ``bench --endpoint``
+``--preset offline-drafter`` races the Qwen2.5-Coder pair: transformers' ``assistant_model`` against llama.cpp's
+``-md`` draft model (``--spec-type draft-simple``) on the same two GGUF files.
+
+Runs ``python -m app bench --presets PRESET`` (transformers), then the same ``bench --endpoint``
 against the llama.cpp pair (started here as ``python -m app serve`` does, ``--threads`` per server, unless
 ``--endpoint`` is given), writes both runs' files under --out and prints one Markdown table: per category the
 median speedup (min-max over prompts x repeats) of each on the arena's end-to-end clock (prompt processing
@@ -26,7 +30,7 @@ from app.bench.stats import cells, geometric_mean
 from app.cli import main as cli_main
 
 PRESET = "offline-prompt-lookup"
-COLUMNS = ("category", "transformers prompt lookup", "llama.cpp {spec} (arena clock)",
+COLUMNS = ("category", "transformers {method}", "llama.cpp {spec} (arena clock)",
            "llama.cpp {spec} (engine decode only)", "acceptance (transformers / llama.cpp)")
 
 
@@ -52,7 +56,7 @@ def _acceptance(cell: dict[str, Any] | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
-def table(transformers: dict[str, Any], engine: dict[str, Any]) -> list[str]:
+def table(transformers: dict[str, Any], engine: dict[str, Any], method: str = "prompt lookup") -> list[str]:
     """The Markdown table's lines from the two runs' results.json objects."""
     spec = (engine["settings"].get("methods") or ["llama.cpp speculative"])[0].split(" ", 1)[-1]
     by = {name: {c["category"]: c for c in cells(data["runs"])} for name, data in
@@ -62,7 +66,8 @@ def table(transformers: dict[str, Any], engine: dict[str, Any]) -> list[str]:
         for row in data["runs"]:
             runs[name].setdefault(row["category"], []).append(row["speedup"])
     decode = decode_ratios(engine)
-    lines = ["| " + " | ".join(c.format(spec=spec) for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = ["| " + " | ".join(c.format(spec=spec, method=method) for c in COLUMNS) + " |",
+             "|" + "---|" * len(COLUMNS)]
     for category in dict.fromkeys([*by["transformers"], *by["engine"]]):
         lines.append(f"| {category} | {_spread(runs['transformers'].get(category, []))} | "
                      f"{_spread(runs['engine'].get(category, []))} | {_spread(decode.get(category, []))} | "
@@ -84,6 +89,8 @@ def _bench(argv: list[str]) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default=PRESET, help=f"the transformers preset (default {PRESET})")
+    ap.add_argument("--categories", help="comma-separated categories of the built-in suite (default all)")
     ap.add_argument("--split", default="test")
     ap.add_argument("--limit", type=int, default=2, help="prompts per category (default 2)")
     ap.add_argument("--repeats", type=int, default=3)
@@ -93,14 +100,15 @@ def main() -> None:
     ap.add_argument("--plain-endpoint", help="with --endpoint: the same model without speculation")
     ap.add_argument("--out", type=Path, default=Path("engine-categories"))
     args = ap.parse_args()
-    common = ["--presets", PRESET, "--split", args.split, "--limit", str(args.limit), "--repeats", str(args.repeats),
-              "--max-new-tokens", str(args.max_new_tokens)]
+    common = ["--presets", args.preset, "--split", args.split, "--limit", str(args.limit), "--repeats",
+              str(args.repeats), "--max-new-tokens", str(args.max_new_tokens),
+              *(["--categories", args.categories] if args.categories else [])]
     transformers = _bench(["bench", *common, "--out", str(args.out / "transformers")])
     servers = ()
     if args.endpoint is None:
         from app.cli.serve import start_pair
 
-        servers = start_pair(PRESET, args.threads)
+        servers = start_pair(args.preset, args.threads)
         args.endpoint, args.plain_endpoint = servers[0].url, servers[1].url
     try:
         engine = _bench(["bench", *common, "--endpoint", args.endpoint, "--plain-endpoint", args.plain_endpoint,
@@ -108,7 +116,11 @@ def main() -> None:
     finally:
         for server in servers:
             server.stop()
-    print("\n".join(table(transformers, engine)))
+    from app.core.presets import get_preset
+
+    method = {"prompt-lookup": "prompt lookup", "drafter": "assistant_model"}.get(get_preset(args.preset).method,
+                                                                                  get_preset(args.preset).method)
+    print("\n".join(table(transformers, engine, method)))
 
 
 if __name__ == "__main__":
