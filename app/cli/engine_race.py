@@ -39,9 +39,11 @@ def engine_stats_line(race: EngineRace) -> str:
     """What the engine itself reported next to the arena's clock."""
     reported = race.engine["reported"]
     a, b = reported["assisted"], reported["baseline"]
+    costs = race.engine.get("round_costs")
     return (f"engine ({race.engine['name']} {race.engine.get('speculative_type')}): drafted {a['draft_n']}, accepted "
             f"{a['draft_n_accepted']}; its own tokens/s: plain {b.get('predicted_per_second', 0):.1f}, assisted "
-            f"{a.get('predicted_per_second', 0):.1f}; statuses: {race.status_source}")
+            f"{a.get('predicted_per_second', 0):.1f}; statuses: {race.status_source}"
+            + (f"\nwhy (engine timings): {costs['sentence']}" if costs else ""))
 
 
 def run_endpoint(args: argparse.Namespace) -> int:

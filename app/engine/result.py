@@ -11,6 +11,7 @@ from ..core.errors import ArenaError
 from ..race.result import AssistedResult, RaceResult, SideResult
 from . import rounds
 from .adapters import SpecReport
+from .costs import round_costs
 from .llamacpp import EngineSide, flatten
 
 NOT_A_RACE = "a race of plain against plain is not a race"
@@ -75,4 +76,5 @@ def build_result(plain: EngineSide, assisted: EngineSide, model: str, max_new_to
                         knobs={"max_new_tokens": max_new_tokens}, stopped=stopped)
     engine = {**engine, "reported": {"baseline": _reported(plain, result.baseline.tokens_per_second),
                                      "assisted": _reported(assisted, result.assisted.tokens_per_second)}}
+    engine["round_costs"] = round_costs(engine["reported"])
     return EngineRace(result, source, engine)
