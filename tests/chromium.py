@@ -95,6 +95,45 @@ FITS_JS = """() => {
 }"""
 
 
+def clipped(page: Any) -> list[str]:
+    """What `page` cuts off without a cue: [] when nothing does. A box whose content is wider than it must scroll
+    sideways (overflow-x auto or scroll: a scrollbar shows) or end its text in an ellipsis; one that only hides the
+    rest would lose it unseen. Text fields (they scroll their own text) and screen-reader-only boxes are left out."""
+    return page.evaluate(CLIPPED_JS)
+
+
+CLIPPED_JS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg') || ['INPUT', 'TEXTAREA'].includes(el.tagName) || el.clientWidth <= 1) continue;
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (['auto', 'scroll', 'visible'].includes(cs.overflowX) || cs.textOverflow === 'ellipsis') continue;
+    out.push(`${el.tagName.toLowerCase()}#${el.id}.${String(el.className).slice(0, 40)}: ${el.scrollWidth} px in ` +
+             `${el.clientWidth} (${cs.overflowX})`);
+  }
+  return out.slice(0, 10);
+}"""
+
+
+def capital_greek(page: Any) -> list[str]:
+    """Texts that show a Greek letter as a capital it is not: an alpha or gamma in uppercased text (CSS would draw
+    α as Α), or a capital Alpha typed as such."""
+    return page.evaluate(CAPITAL_GREEK_JS)
+
+
+CAPITAL_GREEK_JS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
+    if (!own.trim()) continue;
+    const upper = getComputedStyle(el).textTransform === 'uppercase';
+    if ((upper && /[\u03b1-\u03c9]/.test(own)) || /\u0391/.test(own)) out.push(`${el.tagName.toLowerCase()}: ${own.slice(0, 60)}`);
+  }
+  return out.slice(0, 10);
+}"""
+
+
 def open_page(browser: Any, url: str, width: int = 1600, height: int = 1000, ready: bool = True) -> Any:
     """A new page of `browser`, `width` x `height` px, showing the app at `url` (see load)."""
     return load(browser.new_page(viewport={"width": width, "height": height}), url, ready)

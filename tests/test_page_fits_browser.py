@@ -1,7 +1,10 @@
 """The page fits its screen, in headless Chromium against ``python app.py``: at 1440x900 the prompt, the Race button
-and both panes are in the first screen; on a 390x844 phone the Race button is right under the prompt, both panes
-come into view when it is pressed, and no tab scrolls sideways after its main action (a race, a plan, a benchmark, a
-replay), wide tables and plots scrolling inside their card. Each result is also checked for contrast (axe-core, light
+and both panes are in the first screen; on a 390x844 phone the preset, the prompt and the Race button (right under
+the prompt) come first, in the first screen, before the panes and the results, both panes come into view when it is
+pressed, and no tab scrolls sideways after its main action (a race, a plan, a benchmark, a replay), wide tables and
+plots scrolling inside their card; nothing is cut off without a cue (a scrollbar or an ellipsis) at 1440 or 390 px,
+no uppercased header turns α into a capital, and the Race tab fits as well in Korean and Indonesian (its buttons'
+labels on one line). Each result is also checked for contrast (axe-core, light
 and dark) and photographed at 1440 and 390 px; ARENA_UPDATE_SCREENSHOTS=1 copies the pictures to assets/.
 
 The offline prompt-lookup preset with a few tokens keeps it short. Same setup as tests/test_ui_browser.py and
@@ -17,7 +20,7 @@ from typing import Callable
 import pytest
 
 from tests import chromium
-from tests.chromium import contrast_problems, fits, open_page, screenshot, set_number
+from tests.chromium import capital_greek, clipped, contrast_problems, fits, open_page, screenshot, set_number
 
 chromium.require()
 chromium.require_axe()
@@ -67,19 +70,45 @@ def settled(page: Page, check: Callable[[Page], list[str]]) -> list[str]:
     return found
 
 
-def check_and_photograph(page: Page, name: str, result: str, tmp_path) -> None:
-    """After a tab's main action on the phone: nothing sticks out sideways, every text reads at AA contrast; then
-    pictures of the result (`result`: its selector) on the phone's screen and of the whole tab at 1440 px."""
+def cut_off(page: Page, name: str) -> list[str]:
+    """What the tab `name` cuts off without a cue, or draws as a wrong capital, at the window's size now."""
+    width = page.viewport_size["width"]
+    return [f"{name} at {width} px: {line}" for line in settled(page, clipped) + capital_greek(page)]
+
+
+def check_and_photograph(page: Page, name: str, result: str, tmp_path, contrast: bool = True,
+                         assets: bool = True) -> None:
+    """After a tab's main action on the phone: nothing sticks out sideways, nothing is cut off without a cue (on the
+    phone and at 1440 px), every text reads at AA contrast; then pictures of the result (`result`: its selector) on
+    the phone's screen and of the whole tab at 1440 px (with `assets`, the README's pictures)."""
     wide = settled(page, fits)
-    problems = settled(page, contrast_both_ways)
+    cut = cut_off(page, name)
+    problems = settled(page, contrast_both_ways) if contrast else []
     page.locator(result).scroll_into_view_if_needed()
-    screenshot(page, tmp_path / f"{name}-phone.png", settle_ms=300, full_page=False, asset=f"screenshot-{name}-phone.png")
+    screenshot(page, tmp_path / f"{name}-phone.png", settle_ms=300, full_page=False,
+               asset=f"screenshot-{name}-phone.png" if assets else None)
     page.set_viewport_size(LAPTOP)
     page.evaluate("window.scrollTo(0, 0)")
-    screenshot(page, tmp_path / f"{name}.png", settle_ms=400, asset=f"screenshot-{name}.png")
+    screenshot(page, tmp_path / f"{name}.png", settle_ms=400, asset=f"screenshot-{name}.png" if assets else None)
+    cut += cut_off(page, name)
     page.set_viewport_size(PHONE)
     assert wide == [], f"the {name} tab is wider than a 390 px phone: {wide}"
+    assert cut == [], cut
     assert problems == [], problems
+
+
+def controls_first(page: Page) -> list[str]:
+    """On the phone: the preset, the prompt and the Race button in the first screen, in that order, above the panes
+    and the results; the buttons' labels on one line."""
+    box = {s: page.locator(s).bounding_box() for s in ("#preset", "#prompt", "#run-btn", "#stop-btn", "#race-row",
+                                                        "#stats")}
+    out = [f"{s} below the first screen (ends at y {b['y'] + b['height']:.0f})"
+           for s, b in box.items() if s in ("#preset", "#prompt", "#run-btn") and b["y"] + b["height"] > PHONE["height"]]
+    if not box["#preset"]["y"] < box["#prompt"]["y"] < box["#run-btn"]["y"] < box["#race-row"]["y"] < box["#stats"]["y"]:
+        out.append(f"not preset, prompt, Race, panes, results from the top: {box}")
+    if box["#stop-btn"]["height"] > box["#run-btn"]["height"] + 1:
+        out.append(f"the Stop button's label wraps ({box['#stop-btn']['height']:.0f} px high)")
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +130,10 @@ def test_a_race_on_a_phone_keeps_both_panes_in_view(phone, tmp_path):
     page = phone
     prompt, run = page.locator("#prompt").bounding_box(), page.locator("#run-btn").bounding_box()
     assert 0 <= run["y"] - (prompt["y"] + prompt["height"]) <= 24, "the Race button is not right under the prompt"
+    assert controls_first(page) == []
     set_number(page, "max-new-tokens", 24)
     page.locator("#run-btn").scroll_into_view_if_needed()
-    assert not in_view(page, "#pane-assisted")  # the panes sit above the prompt, out of the window
+    assert not in_view(page, "#pane-assisted")  # the panes sit below the controls, out of the window
     page.click("#run-btn")
     expect(page.locator("#stop-btn")).to_be_enabled(timeout=10_000)
     assert in_view(page, "#pane-baseline") and in_view(page, "#pane-assisted"), "pressing Race left the panes out of view"
@@ -152,3 +182,18 @@ def test_a_replay_on_a_phone(phone, tmp_path):
     player.locator("#end").click(timeout=30_000)
     expect(player.locator("body")).to_have_attribute("data-state", "ended")
     check_and_photograph(page, "replay-tab", "#replay-player", tmp_path)
+
+
+@pytest.mark.parametrize("lang", ["ko", "id"])
+def test_the_race_tab_fits_in_korean_and_indonesian(server, browser, lang, tmp_path):
+    page = open_page(browser, f"{server[0]}/?lang={lang}", PHONE["width"], PHONE["height"])
+    try:
+        assert controls_first(page) == []
+        set_number(page, "max-new-tokens", 8)
+        page.click("#run-btn")
+        page.wait_for_selector("#stats .badge-identical, #stats .badge-diverged", timeout=300_000)
+        page.evaluate("window.scrollTo(0, 0)")
+        assert controls_first(page) == []
+        check_and_photograph(page, f"race-{lang}", "#race-row", tmp_path, contrast=False)
+    finally:
+        page.close()

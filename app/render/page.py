@@ -19,9 +19,13 @@ def language_switch() -> str:
     return f'<nav class="lang-switch" aria-label="{esc(t("page.language"))}">{SEPARATOR.join(links)}</nav>'
 
 
-def header_html(device: str) -> str:
-    """The title, the chip saying where generation runs, the switch and one line on what the page shows."""
-    where = t("page.gpu") if device.startswith("cuda") else t("page.cpu")
+def header_html(device: str, engine: str | None = None, name: str | None = None) -> str:
+    """The title, the chip saying where generation runs (the serving engine `engine`, the operator's `name` for it,
+    while the Race tab races one; else transformers on `device`), the switch and one line on what the page shows."""
+    if engine:
+        chip = t("page.engine_chip", engine=engine, name=name or engine)
+    else:
+        chip = t("page.chip", where=t("page.gpu") if device.startswith("cuda") else t("page.cpu"))
     return (f'<div class="hdr"><h1>{esc(t("page.title"))}</h1>'
-            f'<span class="hdr-chip">{esc(t("page.chip", where=where))}</span>{language_switch()}</div>'
+            f'<span class="hdr-chip">{esc(chip)}</span>{language_switch()}</div>'
             f'<p>{esc(t("page.intro"))}</p>')

@@ -51,5 +51,7 @@ def speedup_svg(plan: Plan, width: int = 560, height: int = 300) -> str:
     for p, (colour, kind) in zip(points, MEASURED):
         px, py = x(min(max(p.gamma, 1), gmax)), y(p.speedup)
         body.append(marker(kind, px, py, colour, 5.0, f"{translate(p.label)}: {p.speedup:.2f}x"))
-        body.append(text(px + 8, py + 4, f"{p.speedup:.2f}x", size=11))
+        near_end = px + 48 > width  # a point at the last gamma: its figure goes left of it, inside the plot
+        body.append(text(px - 8 if near_end else px + 8, py + 4, f"{p.speedup:.2f}x", "end" if near_end else "start",
+                         size=11))
     return svg(width, height, t("plan.chart.title"), body)

@@ -454,7 +454,7 @@
   }
 
   /* ---- the app's page: small helpers its events call ---- */
-  function showPanes() {  // on a phone the panes sit above the prompt: bring them into view when Race is pressed
+  function showPanes() {  // on a phone the panes sit below the controls: bring them into view when Race is pressed
     var row = document.getElementById("race-row");
     if (!row) { return; }
     var r = row.getBoundingClientRect();

@@ -16,7 +16,7 @@ from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import make_theme
 from ..render.page import header_html
-from .engines import engine_choice_words
+from .engines import engine_choice_words, engine_name
 from .language import LanguageBoot, gradio_i18n, label
 from .race.controls import preset_choice_words
 from .bench.tab import bench_preset_words
@@ -104,8 +104,16 @@ def build_app(config: UIConfig) -> App:
                 bench = BenchTab(config).build(gen, light, uploads)
             with gr.Tab(label("ui.tab.replay"), id="replay", elem_id="tab-replay"):
                 replay = ReplayTab(config).build(light, uploads)
-        # the server writes the page's HTML in the visitor's language: once more as the page loads (docs/DESIGN.md §4.10)
-        demo.load(lambda: header_html(device), None, [header], show_progress="hidden", **light)
+        # the server writes the page's HTML in the visitor's language: once more as the page loads (docs/DESIGN.md §4.10);
+        # the header's chip names the serving engine while the Race tab's preset picks one
+        engines = {target.name: target for target in config.endpoints}
+
+        def header_for(choice):
+            target = engines.get(engine_name(choice))
+            return header_html(device, target.engine, target.name) if target else header_html(device)
+
+        demo.load(header_for, [race.ui.preset], [header], show_progress="hidden", **light)
+        race.ui.preset.change(header_for, [race.ui.preset], [header], show_progress="hidden", **light)
         for tab in (race, planner, bench, replay):
             if hasattr(tab, "on_load"):
                 tab.on_load(demo)

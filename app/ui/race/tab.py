@@ -1,5 +1,6 @@
 """The Race tab: the two panes and the legend, then prompt, buttons and results in the first column and settings in
-the second (stacked on a phone), built by small section builders that each wire their own controls."""
+the second; on a phone one column, the preset, prompt and buttons first (CSS order, app/render/css/page.css). Built by
+small section builders that each wire their own controls."""
 
 from __future__ import annotations
 
