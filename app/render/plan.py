@@ -117,7 +117,9 @@ def _who(plan: Plan) -> str:
 
 
 def headline_html(plan: Plan) -> str:
-    """alpha (both ways), c with its spread, best gamma, predicted speedup and the alpha-vs-c verdict."""
+    """alpha (both ways), c with its spread, best gamma, predicted speedup and the plan's one verdict. A measured plan
+    heads with the hardware-adjusted best gamma and speedup (what this machine pays for; the verdict below reads
+    them), with Theorem 3.8's own figure on the line under it."""
     if plan.measurement:
         stats = _measured_stats(plan)
     elif plan.engine:
@@ -125,15 +127,23 @@ def headline_html(plan: Plan) -> str:
     else:
         stats = [_stat(t("plan.stat.alpha_given"), f"{plan.alpha:.3f}", t("plan.stat.alpha_given_note")),
                  _stat(t("plan.stat.c_given"), f"{plan.c:.4f}", t("plan.stat.c_given_note"))]
-    stats.append(_stat(t("plan.stat.best_gamma"), str(plan.best_gamma), t("plan.stat.best_gamma_note"),
-                       "plan-stat-gamma"))
-    stats.append(_stat(t("plan.stat.speedup"), f"{plan.predicted_speedup:.2f}x",
-                       t("plan.stat.speedup_note", alpha=f"{plan.alpha:.3f}", c=f"{plan.c:.4f}"), "plan-stat-speedup"))
-    hw_line = ""
-    if hw := plan.hardware_adjusted:
+    hw = plan.hardware_adjusted
+    if hw:  # the headline's best gamma is the one this hardware pays for, as the verdict and the advice read it
+        stats.append(_stat(t("plan.stat.best_gamma"), str(hw.best_gamma),
+                           t("plan.stat.best_gamma_hw_note", c=f"{hw.c_effective:.4f}"), "plan-stat-gamma"))
+        stats.append(_stat(t("plan.stat.speedup"), f"{hw.predicted_speedup:.2f}x",
+                           t("plan.stat.speedup_note", alpha=f"{plan.alpha:.3f}", c=f"{hw.c_effective:.4f}"),
+                           "plan-stat-speedup"))
         hw_line = '<div class="plan-hw">' + _e(t(
-            "plan.hardware_line", slope=f"{hw.verify_slope.value:.3f}", c=f"{hw.c_effective:.4f}",
-            gamma=hw.best_gamma, speedup=f"{hw.predicted_speedup:.2f}")) + "</div>"
+            "plan.theory_line", slope=f"{hw.verify_slope.value:.3f}", c=f"{plan.c:.4f}", gamma=plan.best_gamma,
+            speedup=f"{plan.predicted_speedup:.2f}")) + "</div>"
+    else:
+        stats.append(_stat(t("plan.stat.best_gamma"), str(plan.best_gamma), t("plan.stat.best_gamma_note"),
+                           "plan-stat-gamma"))
+        stats.append(_stat(t("plan.stat.speedup"), f"{plan.predicted_speedup:.2f}x",
+                           t("plan.stat.speedup_note", alpha=f"{plan.alpha:.3f}", c=f"{plan.c:.4f}"),
+                           "plan-stat-speedup"))
+        hw_line = ""
     mode = "measured" if plan.measured else "calculator"
     return (f'<div class="plan-headline">{_who(plan)}<div class="plan-stats">{"".join(stats)}</div>'
             f'{final_html(plan)}{hw_line}'
