@@ -29,7 +29,7 @@ EXCLUDED = ("app/cli/",)
 ERRORS = {"ArenaError"}
 #: Functions whose every sentence the page shows: file -> function names.
 SENTENCE_FUNCTIONS = {
-    "app/race/why.py": ("_rounds_sentence", "_advice", "_where_the_time_went", "_what_to_try"),
+    "app/race/why.py": ("_rounds_sentence", "_advice", "_where_the_time_went", "_what_costs", "_what_to_try"),
     "app/race/trust.py": ("check_kept", "too_old", "failed_check", "conditions_differ", "unexplained"),
     "app/race/verdict.py": ("unmeasured_reason", "judge", "pooled"),
     "app/race/workers.py": ("describe_error",),

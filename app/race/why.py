@@ -71,7 +71,7 @@ def rounds_verify_slope(rounds: Sequence[Any], step: float) -> float | None:
 #: What the explanation's words can claim (``Why.claims``), one code per sentence or clause.
 CLAIMS = ("nothing-drafted", "skipped-all", "accepted", "free", "pays-above", "cannot-pay", "win", "level", "loss",
           "unmeasured", "decoded-plainly", "verify-over-plain", "draft-verify-over-plain", "other-ate-gain",
-          "costs-full-step", "copies", "copies-little", "drafter-disagrees", "drafter-agrees", "best-gamma",
+          "costs-full-step", "verify-costs", "copies", "copies-little", "drafter-disagrees", "drafter-agrees", "best-gamma",
           "cost-aware-few")
 #: Below this share of the answer's tokens taken from accepted drafts, prompt lookup's answer "copies little".
 COPY_SHARE = 0.2
@@ -196,8 +196,7 @@ def _advice(result: Any, why: Why, verdict: Any, said: Said) -> None:
     if verdict.drafting == "paid":
         _where_the_time_went(result, why, said)
     elif verdict.drafting == "cannot-pay":
-        said.add("Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup.",
-                 "costs-full-step")
+        _what_costs(result, why, said)
     else:
         _what_to_try(result, why, said)
 
@@ -216,6 +215,18 @@ def _where_the_time_went(result: Any, why: Why, said: Said) -> None:
         said.add(f"Drafting itself paid: drafting and verifying took {draft + verify:.2f} s, less than the whole plain "
                  f"run ({plain:.2f} s); the rest of each round (other: {why.other_seconds:.2f} s) ate the gain: more "
                  "tokens per round, or a GPU, shift the balance.", "other-ate-gain")
+
+
+def _what_costs(result: Any, why: Why, said: Said) -> None:
+    """No acceptance can pay: whether drafting or verifying is what costs a drafted token its step, from c and the
+    verification slope the race measured."""
+    c, slope = why.cost_ratio or 0.0, why.verify_slope or 0.0
+    if slope >= c:
+        said.add(f"Verifying costs {slope:.2f} of a target step per drafted token here (drafting {c:.2f}): fewer "
+                 "draft tokens a round, or a GPU, where verifying several tokens costs about one step.", "verify-costs")
+    else:
+        said.add("Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup.",
+                 "costs-full-step")
 
 
 def _what_to_try(result: Any, why: Why, said: Said) -> None:

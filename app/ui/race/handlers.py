@@ -83,7 +83,7 @@ def finished_status(result: RaceResult) -> str:
     if result.mode != "sequential":
         how = t("race.how_show")
     elif kind == "unmeasured":
-        how = t("race.how_unmeasured", reason=translate(verdict.reason))
+        how = translate(verdict.reason)  # the words already say "not a measurement"
     elif result.preset == ENGINE_PRESET:
         how = t("race.how_engine")
     else:
