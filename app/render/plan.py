@@ -230,6 +230,15 @@ def predicted_text(run: CheckRun) -> str:
     return t("plan.check.predicted", speedup=f"{run.predicted_speedup:.2f}", adjusted=f"{run.predicted_adjusted:.2f}")
 
 
+def _measured_cell(run: CheckRun) -> str:
+    """A check setting's measured speedup, or, when its races were not a measurement (their one verdict,
+    app/race/verdict.py), the figure struck through with why."""
+    if run.measured:
+        return f"<b>{run.measured_speedup:.2f}x</b>"
+    reason = t("figures.unmeasured", reason=translate(run.verdict.reason))
+    return f'<s title="{_e(reason)}">{run.measured_speedup:.2f}x</s> {_e(t("bench.unmeasured_short"))}'
+
+
 def check_html(plan: Plan) -> str:
     """Predicted vs measured speedup for the constant best gamma, the default schedule (and the adjusted gamma)."""
     if plan.engine:
@@ -239,7 +248,7 @@ def check_html(plan: Plan) -> str:
         return empty_html(t("plan.check.empty_title"),
                           t("plan.check.skipped") if plan.measured else t("plan.check.empty"))
     rows = "".join(
-        f"<tr><td>{_e(translate(r.label))}</td><td class='num'><b>{r.measured_speedup:.2f}x</b></td>"
+        f"<tr><td>{_e(translate(r.label))}</td><td class='num'>{_measured_cell(r)}</td>"
         f"<td class='num'>{_e(predicted_text(r))}</td><td class='num'>{r.modelled_speedup or 0:.2f}x</td>"
         f"<td class='num'>{alpha_text(r.observed.value)}</td>"
         f"<td>{_e(t('plan.check.identical') if r.identical else t('plan.check.differs'))}</td></tr>"
