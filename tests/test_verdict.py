@@ -14,7 +14,7 @@ from app.bench.suite import SuitePrompt
 from app.cli.race import stats_line
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.race.trust import CPU_SHARE, MEASURE_LIMIT, PLAIN_STEP, Conditions
-from app.race.verdict import MEASURED, Verdict, judge, pooled
+from app.race.verdict import MEASURED, Verdict, pooled
 from app.race.why import explain_race
 from app.render.figures import race_stats_html
 from app.render.why_panel import speedup_words, why_panel_html
