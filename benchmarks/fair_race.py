@@ -115,7 +115,7 @@ def page_vs_cli(preset_id: str, repeats: int, max_new_tokens: int | None, rounds
     result, phase_at, token_at = page_fair_race(handlers, controls)
     print(f"again on the same prompt (kept plain run: {result.baseline_kept_at is not None}): assisted phase after "
           f"{phase_at:.2f} s, first assisted token after {token_at:.2f} s, speedup {result.speedup:.2f}x "
-          f"({result.verdict.kind})")
+          f"({result.verdict.kind}{': ' + result.verdict.reason if result.verdict.reason else ''})")
 
 
 def held_out_prompts(count: int) -> list[str]:

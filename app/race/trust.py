@@ -153,8 +153,9 @@ def failed_check(message: str, age: float) -> KeptCheck:
 
 def check_kept(kept_times: Sequence[float], probe_times: Sequence[float], age: float) -> KeptCheck:
     """Whether a kept plain run (its token times, s) is still true now, given `probe_times` (token times of a plain
-    run of the same setup just timed) and its `age` (s). Its band is the probe's own spread, at least MIN_STALE; a
-    spread beyond MAX_STALE (the stated limit) means the machine is too busy to tell."""
+    run of the same setup just timed) and its `age` (s). The two medians may differ by 2 x the probe's spread, at
+    least MIN_STALE and at most MAX_STALE (the stated limit); a probe whose own noise band (half its spread, as a
+    race's) is beyond the limit means the machine is too busy to tell."""
     old = too_old(age)
     if old is not None:
         return old
@@ -163,12 +164,12 @@ def check_kept(kept_times: Sequence[float], probe_times: Sequence[float], age: f
         return KeptCheck(False, "too few plain steps to compare with the kept run: it was dropped, so the next race "
                                 "times plain again", age=age)
     now_step, kept_step = statistics.median(now), statistics.median(kept)
-    measured = 2 * spread(now)
-    if measured > MAX_STALE:
-        return KeptCheck(False, f"plain's steps vary \u00b1{measured:.0%} now (the limit is \u00b1{MAX_STALE:.0%}): the "
+    band = spread(now) / 2  # the probe's noise band, as a race's (noise_band)
+    if band > MAX_STALE:
+        return KeptCheck(False, f"plain's steps vary \u00b1{band:.0%} now (the limit is \u00b1{MAX_STALE:.0%}): the "
                                 "machine is too busy to check the kept run; it was dropped, so the next race times "
-                                "plain again", kept_step, now_step, measured, age)
-    noise = max(MIN_STALE, measured)
+                                "plain again", kept_step, now_step, band, age)
+    noise = min(MAX_STALE, max(MIN_STALE, 2 * spread(now)))
     ratio = now_step / kept_step if kept_step > 0 else math.inf
     if not 1 / (1 + noise) <= ratio <= 1 + noise:  # as far off either way, in ratio
         return KeptCheck(False, f"plain steps take {now_step * 1e3:.1f} ms now against {kept_step * 1e3:.1f} ms when "
