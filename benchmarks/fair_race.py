@@ -1,13 +1,15 @@
 """The race you watch is the race that was measured: the page's fair race against ``race --sequential``.
 
-    python -m benchmarks.fair_race [--preset offline-prompt-lookup] [--repeats 5] [--max-new-tokens N]
+    python -m benchmarks.fair_race [--preset offline-prompt-lookup] [--repeats 5] [--rounds 3] [--max-new-tokens N]
     python -m benchmarks.fair_race modes [--preset P] [--repeats 3] [--prompts 4]   # concurrent vs fair
 
 Default: on the preset's first example prompt, interleaved, `--repeats` fair races through the Race tab's own
 handler (the page's code path, kept plain runs cleared before each so every race runs plain too) and as many
-``python -m app race --sequential --json`` runs (in-process); prints both medians and their ratio. Then one more
-fair race on the same prompt and settings, which races the kept plain run: the seconds from the click to the first
-frame of its assisted phase and to its first assisted token, and its speedup.
+``python -m app race --sequential --json`` runs (in-process); prints each race's speedup with its verdict, and both
+medians over the races that are a measurement (docs/DESIGN.md §5.16: the others are named and left out) and their
+ratio; `--rounds` repeats the whole comparison (run after run). Then one more fair race on the same prompt and
+settings, which races the kept plain run: the seconds from the click to the first frame of its assisted phase and to
+its first assisted token (nothing plain runs before it: the kept run is checked after the race), and its speedup.
 
 ``modes``: for prompts of the built-in suite's test split (not tuned on), the median speedup of the concurrent
 race (both sides at once) and of the fair race, side by side: how far the concurrent picture is from the
@@ -73,7 +75,31 @@ def cli_sequential(preset_id: str, prompt: str, max_new_tokens: int) -> dict:
     return json.loads(out.getvalue())
 
 
-def page_vs_cli(preset_id: str, repeats: int, max_new_tokens: int | None) -> None:
+def median_of_measured(figures: list[tuple[float, str]]) -> tuple[float | None, int]:
+    """(median speedup of the races that are a measurement, how many were not)."""
+    good = [x for x, kind in figures if kind != "unmeasured"]
+    return (statistics.median(good) if good else None), len(figures) - len(good)
+
+
+def one_round(handlers: Any, controls: list, preset_id: str, prompt: str, tokens: int, repeats: int) -> None:
+    """`repeats` page fair races and `race --sequential` runs, interleaved; prints each and both medians."""
+    page, cli = [], []
+    for i in range(repeats):
+        GHOSTS.clear()
+        result, _, _ = page_fair_race(handlers, controls)
+        page.append((result.speedup, result.verdict.kind))
+        data = cli_sequential(preset_id, prompt, tokens)
+        cli.append((data["speedup"], data["verdict"]["kind"]))
+        print(f"  {i + 1}/{repeats}: page fair race {page[-1][0]:.2f}x ({page[-1][1]}), race --sequential "
+              f"{cli[-1][0]:.2f}x ({cli[-1][1]})", flush=True)
+    (p, p_out), (c, c_out) = median_of_measured(page), median_of_measured(cli)
+    show = lambda x: "n/a" if x is None else f"{x:.2f}x"  # noqa: E731
+    ratio = f"{p / c:.2f}" if p and c else "n/a"
+    print(f"{preset_id}, first example, {tokens} tokens, median of {repeats} (not a measurement, left out: page "
+          f"{p_out}, cli {c_out}): page fair race {show(p)}, race --sequential {show(c)}, ratio {ratio}")
+
+
+def page_vs_cli(preset_id: str, repeats: int, max_new_tokens: int | None, rounds: int = 1) -> None:
     from app.ui.config import UIConfig
     from app.ui.page import build_app
 
@@ -82,19 +108,14 @@ def page_vs_cli(preset_id: str, repeats: int, max_new_tokens: int | None) -> Non
     handlers = build_app(UIConfig(max_new_tokens_cap=max(512, tokens))).race.handlers
     controls = page_controls(preset_id, prompt, tokens)
     cli_sequential(preset_id, prompt, tokens)  # load (and convert on first use) outside the figures
-    page, cli = [], []
-    for i in range(repeats):
-        GHOSTS.clear()
-        result, _, _ = page_fair_race(handlers, controls)
-        page.append(result.speedup)
-        cli.append(cli_sequential(preset_id, prompt, tokens)["speedup"])
-        print(f"  {i + 1}/{repeats}: page fair race {page[-1]:.2f}x, race --sequential {cli[-1]:.2f}x", flush=True)
-    ratio = statistics.median(page) / statistics.median(cli)
-    print(f"{preset_id}, first example, {tokens} tokens, median of {repeats}: page fair race "
-          f"{statistics.median(page):.2f}x, race --sequential {statistics.median(cli):.2f}x, ratio {ratio:.2f}")
+    for n in range(rounds):
+        if rounds > 1:
+            print(f"round {n + 1}/{rounds}", flush=True)
+        one_round(handlers, controls, preset_id, prompt, tokens, repeats)
     result, phase_at, token_at = page_fair_race(handlers, controls)
     print(f"again on the same prompt (kept plain run: {result.baseline_kept_at is not None}): assisted phase after "
-          f"{phase_at:.2f} s, first assisted token after {token_at:.2f} s, speedup {result.speedup:.2f}x")
+          f"{phase_at:.2f} s, first assisted token after {token_at:.2f} s, speedup {result.speedup:.2f}x "
+          f"({result.verdict.kind}{': ' + result.verdict.reason if result.verdict.reason else ''})")
 
 
 def held_out_prompts(count: int) -> list[str]:
@@ -131,12 +152,13 @@ def main() -> None:
     ap.add_argument("--preset", default="offline-prompt-lookup")
     ap.add_argument("--repeats", type=int, default=None, help="races per figure (5 for page, 3 for modes)")
     ap.add_argument("--prompts", type=int, default=4, help="held-out prompts for modes")
+    ap.add_argument("--rounds", type=int, default=1, help="page: repeat the whole comparison this many times")
     ap.add_argument("--max-new-tokens", type=int, default=None, help="default: the preset's")
     args = ap.parse_args()
     if args.what == "modes":
         modes(args.preset, args.repeats or 3, args.prompts, args.max_new_tokens)
     else:
-        page_vs_cli(args.preset, args.repeats or 5, args.max_new_tokens)
+        page_vs_cli(args.preset, args.repeats or 5, args.max_new_tokens, args.rounds)
 
 
 if __name__ == "__main__":

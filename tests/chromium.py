@@ -128,7 +128,8 @@ CAPITAL_GREEK_JS = """() => {
     const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
     if (!own.trim()) continue;
     const upper = getComputedStyle(el).textTransform === 'uppercase';
-    if ((upper && /[\u03b1-\u03c9]/.test(own)) || /\u0391/.test(own)) out.push(`${el.tagName.toLowerCase()}: ${own.slice(0, 60)}`);
+    if ((upper && /[\u03b1-\u03c9]/.test(own)) || /\u0391/.test(own))
+      out.push(`${el.tagName.toLowerCase()}: ${own.slice(0, 60)}`);
   }
   return out.slice(0, 10);
 }"""

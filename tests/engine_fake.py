@@ -61,7 +61,8 @@ def step_groups(spec: bool, n: int = len(IDS)) -> list[list[int]]:
 
 class Fake:
     """One fake engine on 127.0.0.1:port. mode: "ok", "http500", "drop", "slow", "malformed", "endless", "model404",
-    "error-chunk"; spec: whether it drafts; slots: whether it answers /slots; ids: the token ids it answers; delay:
+    "error-chunk" (the first `clean` streamed requests answered without the fault: a race's warm-up); spec: whether it
+    drafts; slots: whether it answers /slots; ids: the token ids it answers; delay:
     seconds between chunks; vllm_shape: "metrics" (the source's) or "choice"; sglang_incremental: SGLang's
     --incremental-streaming-output; sglang_old_names: SGLang's older spec_* field names."""
 
@@ -72,6 +73,7 @@ class Fake:
         self.predicted_ms = PREDICTED_MS[spec]  # the decode time the final timings report (llama.cpp's predicted_ms)
         self.requests: list[str] = []
         self.bodies: list[dict] = []
+        self.clean, self.streamed = 0, 0  # streamed requests answered without the fault first (a race's warm-up)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
@@ -106,11 +108,18 @@ class Fake:
             return True
         return False
 
-    def token_ids(self) -> list[int]:
-        return self.ids * 200 if self.mode == "endless" else self.ids
+    def token_ids(self, body: dict | None = None) -> list[int]:
+        """The answer's ids: at most the tokens the request asks for (n_predict, max_tokens or SGLang's
+        max_new_tokens), as an engine does; endless output ignores that."""
+        if self.mode == "endless":
+            return self.ids * 200
+        body = body or {}
+        limit = body.get("n_predict") or body.get("max_tokens") or (body.get("sampling_params") or {}).get(
+            "max_new_tokens")
+        return self.ids[:limit] if isinstance(limit, int) and limit > 0 else self.ids
 
     def llamacpp(self, out, body) -> None:
-        ids = self.token_ids()
+        ids = self.token_ids(body)
         pairs = counters(self.spec, len(ids))
         for index, token in enumerate(ids):
             if self.fault(out, index):
@@ -129,7 +138,7 @@ class Fake:
                         "generation_settings": {"speculative.types": "none,ngram-simple" if self.spec else "none"}})
 
     def vllm(self, out, body) -> None:
-        ids = self.token_ids()
+        ids = self.token_ids(body)
         groups = step_groups(self.spec, len(ids))
         for number, group in enumerate(groups):
             if self.fault(out, group[0]):
@@ -152,7 +161,7 @@ class Fake:
         self.send(out, b"[DONE]")
 
     def sglang(self, out, body) -> None:
-        ids = self.token_ids()
+        ids = self.token_ids(body)
         for index in range(len(ids)):
             if self.fault(out, index):
                 return
@@ -214,10 +223,16 @@ def _handler(fake: Fake) -> type:
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
             stream = {"/completion": fake.llamacpp, "/v1/completions": fake.vllm, "/generate": fake.sglang}
+            fake.streamed += 1
+            mode = fake.mode
+            if fake.streamed <= fake.clean:
+                fake.mode = "ok"
             try:
                 stream[self.path](self.wfile, body)
             except (BrokenPipeError, ConnectionResetError):
                 pass
+            finally:
+                fake.mode = mode
 
         def reply(self, status, data):
             raw = json.dumps(data).encode()

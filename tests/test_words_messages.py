@@ -148,9 +148,9 @@ def test_braces_in_a_value_are_harmless_and_an_unknown_sentence_stays():
 
 def test_sentences_joined_by_a_semicolon_are_translated_each():
     with speaking("ko"):
-        got = translate("No round drafted anything; nothing was drafted, so both sides decoded plainly and the gap is "
-                        "the machine's noise")
-    assert got == ("초안을 만든 라운드가 없었어요; 초안이 하나도 없어서 양쪽 모두 일반 디코딩으로 생성했고, "
+        got = translate("Drafts were accepted 50% (1 of 2); nothing was drafted, so both sides decoded plainly and the "
+                        "gap is the machine's noise")
+    assert got == ("초안 수락률 50%(초안 2개 중 1개 수락); 초안이 하나도 없어서 양쪽 모두 일반 디코딩으로 생성했고, "
                    "차이는 머신의 잡음이에요")
 
 

@@ -22,7 +22,8 @@ LANGS = ("ko", "id")
 #: Where the planner's English sentences are written: file -> the functions and classes whose strings the page shows
 #: (None: every string of the file outside docstrings and raised errors).
 SOURCES = {"app/planner/advice.py": None,
-           "app/planner/plan.py": {"_recommend", "_notes", "projection_note", "_memory_and_advice", "_check", "_measure"},
+           "app/planner/plan.py": {"_recommend", "_best_of", "_notes", "projection_note", "_memory_and_advice", "_check",
+                                   "_measure"},
            "app/planner/kinds.py": {"DraftKind", "ModelDrafts", "TranslatedDrafts", "EarlyExitDrafts", "LookupDrafts"},
            "app/planner/check.py": {"race_prompts"},
            "app/planner/cost.py": None,

@@ -27,10 +27,10 @@ def best_length(by_length: dict[int, float]) -> tuple[int | None, float | None]:
 
 def prompt_speeds(rows: Sequence[dict[str, Any]], presets: Iterable[str]) -> dict[tuple, dict[int | None, float]]:
     """(preset, category, prompt id) -> {length or None (shipped): median speedup over its repeats}, first-seen
-    order; rows of other presets are left out."""
+    order; rows of other presets, and races that are not a measurement (app/race/verdict.py), are left out."""
     wanted, races = set(presets), {}
     for row in rows:
-        if row["preset"] in wanted:
+        if row["preset"] in wanted and row.get("verdict") != "unmeasured":  # not a measurement: left out
             key = (row["preset"], row["category"], row["prompt_id"])
             races.setdefault(key, {}).setdefault(row["sweep_value"], []).append(row["speedup"])
     return {key: {value: _median(speeds) for value, speeds in by.items()} for key, by in races.items()}

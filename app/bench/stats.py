@@ -19,7 +19,7 @@ ROW_KEYS = ("preset", "method", "category", "prompt_id", "split", "repeat", "swe
             "assisted_new_tokens", "baseline_seconds", "assisted_seconds", "acceptance_rate", "alpha",
             "mean_accepted_length", "rounds", "undrafted_rounds", "acceptance_by_position", "drafted_by_position",
             "accepted_by_position", "accepted_histogram", "identical", "first_divergence", "cost_ratio",
-            "verify_slope", "gamma", "predicted_speedup", "wall_seconds")
+            "verify_slope", "gamma", "predicted_speedup", "wall_seconds", "verdict", "verdict_reason")
 
 
 def prediction(why: Any, knob: str | None, value: int | None) -> float | None:
@@ -56,7 +56,19 @@ def make_row(result: Any, preset: Any, prompt: Any, repeat: int, sweep: tuple[st
             "accepted_histogram": accepted_histogram(a.rounds), "identical": result.identical,
             "first_divergence": result.first_divergence, "cost_ratio": _r(why.cost_ratio if why else None, 5),
             "verify_slope": _r(why.verify_slope if why else None, 5), "gamma": _r(why.gamma if why else None, 3),
-            "predicted_speedup": _r(prediction(why, knob, value)), "wall_seconds": _r(wall_seconds, 3)}
+            "predicted_speedup": _r(prediction(why, knob, value)), "wall_seconds": _r(wall_seconds, 3),
+            "verdict": result.verdict.kind, "verdict_reason": result.verdict.reason}
+
+
+def measured(row: dict[str, Any]) -> bool:
+    """Whether a row's race is a measurement (its one verdict, app/race/verdict.py; a row of an older file, which has
+    none, counts as one)."""
+    return row.get("verdict") != "unmeasured"
+
+
+def left_out(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows that are not a measurement: left out of every median and geomean, and listed with their reasons."""
+    return [r for r in rows if not measured(r)]
 
 
 def _median(values: Iterable[float | None]) -> float | None:
@@ -71,26 +83,31 @@ def geometric_mean(values: Iterable[float]) -> float | None:
 
 
 def cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One cell per (preset, sweep value, category) in first-seen order: runs, medians, min-max spread,
-    identical runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` < 1x."""
+    """One cell per (preset, sweep value, category) in first-seen order: runs, medians, min-max spread, identical
+    runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` < 1x. Speedup figures
+    come from the races that are a measurement only (``measured_runs``; ``left_out`` the others, whose figures say
+    nothing): a cell with none has no speedup (None)."""
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["preset"], row["sweep_value"], row["category"]), []).append(row)
     out = []
     for (preset, value, category), rs in groups.items():
-        speedups = [r["speedup"] for r in rs]
+        good = [r for r in rs if measured(r)]
+        speedups = [r["speedup"] for r in good]
+        middle = statistics.median(speedups) if speedups else None
         out.append({"preset": preset, "method": rs[0]["method"], "sweep_value": value, "category": category,
-                    "runs": len(rs), "prompts": len({r["prompt_id"] for r in rs}),
-                    "speedup_median": round(statistics.median(speedups), 4), "speedup_min": min(speedups),
-                    "speedup_max": max(speedups),
+                    "runs": len(rs), "measured_runs": len(good), "left_out": len(rs) - len(good),
+                    "prompts": len({r["prompt_id"] for r in rs}),
+                    "speedup_median": _r(middle), "speedup_min": min(speedups, default=None),
+                    "speedup_max": max(speedups, default=None),
                     "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
                     "alpha_median": _r(_median(r["alpha"] for r in rs)),
                     "mean_accepted_length_median": _r(_median(r["mean_accepted_length"] for r in rs)),
-                    "baseline_tps_median": _r(_median(r["baseline_tokens_per_second"] for r in rs), 3),
-                    "assisted_tps_median": _r(_median(r["assisted_tokens_per_second"] for r in rs), 3),
+                    "baseline_tps_median": _r(_median(r["baseline_tokens_per_second"] for r in good), 3),
+                    "assisted_tps_median": _r(_median(r["assisted_tokens_per_second"] for r in good), 3),
                     "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
                     "identical_runs": sum(bool(r["identical"]) for r in rs),
-                    "loss": statistics.median(speedups) < 1.0, "best": False})
+                    "loss": middle is not None and middle < 1.0, "best": False})
     _mark_best(out)
     return out
 
@@ -100,30 +117,39 @@ def _mark_best(cell_list: list[dict[str, Any]]) -> None:
     for c in cell_list:
         by_column.setdefault((c["sweep_value"], c["category"]), []).append(c)
     for column in by_column.values():
+        column = [c for c in column if c["speedup_median"] is not None]
         if len(column) > 1:
             max(column, key=lambda c: c["speedup_median"])["best"] = True
 
 
 def overall(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per (preset, sweep value): geometric mean of its category medians (each category weighs the same),
-    pooled acceptance by position, the accepted-length histogram, runs and identical runs."""
+    """Per (preset, sweep value): geometric mean of its category medians (each category weighs the same; the races
+    that are not a measurement left out, ``left_out`` of them, and a category with none measured left out of the
+    geomean, named in ``categories_left_out``), pooled acceptance by position, the accepted-length histogram, runs and
+    identical runs."""
     by: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
         by.setdefault((row["preset"], row["sweep_value"]), []).append(row)
-    medians = {}
+    medians: dict[tuple, list[float]] = {}
+    empty: dict[tuple, list[str]] = {}
     for c in cells(rows):
-        medians.setdefault((c["preset"], c["sweep_value"]), []).append(c["speedup_median"])
+        if c["speedup_median"] is None:
+            empty.setdefault((c["preset"], c["sweep_value"]), []).append(c["category"])
+        else:
+            medians.setdefault((c["preset"], c["sweep_value"]), []).append(c["speedup_median"])
     out = []
     for (preset, value), rs in by.items():
         drafted, accepted = pooled(rs, "drafted_by_position"), pooled(rs, "accepted_by_position")
         out.append({"preset": preset, "method": rs[0]["method"], "sweep_value": value, "runs": len(rs),
                     "identical_runs": sum(bool(r["identical"]) for r in rs),
-                    "speedup_geomean": _r(geometric_mean(medians[(preset, value)])),
+                    "speedup_geomean": _r(geometric_mean(medians.get((preset, value), []))),
+                    "left_out": sum(not measured(r) for r in rs),
+                    "categories_left_out": empty.get((preset, value), []),
                     "acceptance_median": _r(_median(r["acceptance_rate"] for r in rs)),
                     "acceptance_by_position": [round(x, 4) for x in position_shares(drafted, accepted)],
                     "drafted_by_position": drafted, "accepted_histogram": pooled(rs, "accepted_histogram"),
                     "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
-                    "speedup_median": _r(_median(r["speedup"] for r in rs))})
+                    "speedup_median": _r(_median(r["speedup"] for r in rs if measured(r)))})
     return out
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.cells import md_cell
 from .results import BenchResult
+from .stats import left_out
 from .suite import order_categories
 
 BEST, LOSS = "\u2605", "\u25bc"
@@ -94,10 +95,13 @@ def speed_cell(c: dict[str, Any] | None) -> str:
     """'**2.31x** ★ (1.90-2.80)' for the best, '0.85x ▼ loss (0.80-0.90)' for a loss."""
     if c is None:
         return "-"
+    out = f" ({c['left_out']} left out)" if c.get("left_out") else ""
+    if c["speedup_median"] is None:
+        return "not a measurement" + out
     text = f"**{speed(c['speedup_median'])}** {BEST}" if c["best"] else speed(c["speedup_median"])
     if c["loss"]:
         text += f" {LOSS} loss"
-    return f"{text} ({c['speedup_min']:.2f}-{c['speedup_max']:.2f})"
+    return f"{text} ({c['speedup_min']:.2f}-{c['speedup_max']:.2f}){out}"
 
 
 def leaderboard(result: BenchResult) -> list[str]:
@@ -111,6 +115,18 @@ def leaderboard(result: BenchResult) -> list[str]:
         lines.append(f"| {row_label(preset, method, value, knob)} | " + " | ".join(cols) +
                      f" | {speed(g)}{' ' + LOSS + ' loss' if g is not None and g < 1 else ''} |")
     return lines
+
+
+def left_out_section(result: BenchResult) -> list[str]:
+    """The races left out of every median and geomean because they were not a measurement (each race's one verdict,
+    app/race/verdict.py), with their reasons; [] when none was."""
+    rows = left_out(result.rows)
+    if not rows:
+        return []
+    return ["", f"**Left out: {len(rows)} race(s) that were not a measurement** (re-race them on a quieter machine); "
+                "they count in no median and no geomean:", "",
+            *(f"- {md_cell(r['preset'])} / {md_cell(r['category'])} / {md_cell(r['prompt_id'])} (repeat {r['repeat']}): "
+              f"{r['speedup']:.2f}x, {md_cell(r.get('verdict_reason') or '')}" for r in rows)]
 
 
 def acceptance_table(result: BenchResult) -> list[str]:
@@ -157,8 +173,10 @@ def summary_markdown(result: BenchResult) -> str:
     parts = header(result) + [
         "", "## Speedup: plain decoding tokens/s vs assisted, per category", "",
         f"Median over the category's races (prompts x repeats), min-max in brackets. {BEST} the best preset in the "
-        f"category; {LOSS} loss: slower than plain decoding. Overall: geometric mean of the category medians.", "",
-        *leaderboard(result), "", "## Acceptance", "",
+        f"category; {LOSS} loss: slower than plain decoding. Overall: geometric mean of the category medians. A race "
+        f"that is not a measurement (the machine too busy, or its two sides under different conditions) counts in "
+        f"neither.", "",
+        *leaderboard(result), *left_out_section(result), "", "## Acceptance", "",
         "Median acceptance rate (accepted / drafted) \u00b7 median mean accepted length (tokens kept per target pass).",
         "", *acceptance_table(result), "", "## Checks", "",
         "Identical: the assisted output equals plain greedy decoding token for token. Theorem 3.8: the planner's "

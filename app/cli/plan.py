@@ -175,7 +175,8 @@ def _human(plan: Plan, out: Any = None) -> None:
     w("\n")
     _curve_and_table(plan, w)
     for run in check_runs(plan):
-        w(f"\n{run.label}: measured {run.measured_speedup:.2f}x, predicted {predicted_text(run)}, cost model on "
+        measured = "measured" if run.measured else f"not a measurement ({run.verdict.reason})"
+        w(f"\n{run.label}: {measured} {run.measured_speedup:.2f}x, predicted {predicted_text(run)}, cost model on "
           f"its rounds {run.modelled_speedup or 0:.2f}x, alpha observed {run.observed.value or 0:.3f}")
     if plan.final:
         w(f"\nverdict ({plan.final.source}): {plan.final.pays}: {plan.final.text}\n")

@@ -10,13 +10,14 @@ from ..render.statuses import ANSI
 
 
 def verdict_note(result: RaceResult) -> str:
-    """' (slower)', ' (level: <why>)', ' (not a measurement: <why>)' or '' for the speedup (app/race/trust.py)."""
+    """' (slower)', ' (level: <why>)', ' (not a measurement: <why>)' or '' for the speedup: the race's one verdict
+    (app/race/verdict.py), as every other surface says it."""
     verdict = result.verdict
     if verdict.kind == "loss":
         return " (slower)"
-    if verdict.kind == "even":
+    if verdict.kind == "level":
         return f" (level: {verdict.reason})"
-    return f" ({verdict.reason})" if verdict.kind == "unmeasured" else ""
+    return f" (not a measurement: {verdict.reason})" if verdict.kind == "unmeasured" else ""
 
 
 def stats_line(result: RaceResult) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 from ..core.knobs import REQUEST, Origin
 from ..core.requests import (Limits, check_new_tokens, check_prompt_text, check_single_prompt, check_token_cap,
                              race_tokens)
+from ..race.trust import PROBE_TOKENS
 from .http import Timeouts
 from .target import EngineTarget
 
@@ -34,8 +35,9 @@ class EngineRequest:
 
     @property
     def work_tokens(self) -> int:
-        """The most tokens this race generates: both sides, no warm-up (an engine keeps itself warm)."""
-        return race_tokens(self.max_new_tokens, sequential=False)
+        """The most tokens this race generates: both sides, a warm-up of each and the plain probe after the assisted
+        side (docs/DESIGN.md §5.16)."""
+        return race_tokens(self.max_new_tokens, sequential=True) + min(PROBE_TOKENS + 1, self.max_new_tokens)
 
 
 def build_engine_request(target: EngineTarget, prompt: Any, max_new_tokens: Any = None, chat_template: bool = True,

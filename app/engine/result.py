@@ -61,10 +61,12 @@ def _reported(side: EngineSide, arena_tps: float) -> dict[str, Any]:
 
 
 def build_result(plain: EngineSide, assisted: EngineSide, model: str, max_new_tokens: int, engine: dict[str, Any],
-                 report: SpecReport | None = None, stopped: bool = False) -> EngineRace:
+                 report: SpecReport | None = None, stopped: bool = False, conditions: Any = None) -> EngineRace:
     """The contract result of two streams. engine: ``name``, ``version`` and ``speculative_type`` (the method label);
     report: a vLLM or SGLang speculative report (per-step arrays, histogram); stopped: the race was stopped (the
-    streams hold what arrived). The plain side is checked by :func:`check_plain` as soon as it ends."""
+    streams hold what arrived); conditions: plain's step during the race against a plain probe after the assisted side
+    (app/race/trust.py ``Conditions``), which the race's one verdict reads (app/race/verdict.py). The plain side is
+    checked by :func:`check_plain` as soon as it ends."""
     a = side_fields(assisted)
     steps, source = rounds.choose(flatten(assisted.chunks).counters, assisted.drafted, assisted.accepted,
                                   report.detailed if report else None, report.histogram if report else None)
@@ -73,7 +75,7 @@ def build_result(plain: EngineSide, assisted: EngineSide, model: str, max_new_to
                         assistant=None, mode="sequential", do_sample=False, device=f"{engine['name']} server",
                         baseline=SideResult(**side_fields(plain)), assisted=AssistedResult(**a, tokens=tokens,
                                                                                            rounds=round_list),
-                        knobs={"max_new_tokens": max_new_tokens}, stopped=stopped)
+                        knobs={"max_new_tokens": max_new_tokens}, stopped=stopped, conditions=conditions)
     engine = {**engine, "reported": {"baseline": _reported(plain, result.baseline.tokens_per_second),
                                      "assisted": _reported(assisted, result.assisted.tokens_per_second)}}
     engine["round_costs"] = round_costs(engine["reported"])

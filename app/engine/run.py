@@ -9,6 +9,7 @@ command line, the benchmark and the tests all race an engine through it (one str
 from __future__ import annotations
 
 import logging
+import statistics
 import threading
 import time
 from contextlib import closing
@@ -16,9 +17,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.errors import ArenaError, StoppedError
+from ..core.requests import WARMUP_TOKENS
 from ..race.divergence import describe
 from ..race.reader import SIDES, RaceSnapshot, SideSnapshot
 from ..race.result import RaceResult, Round, Token
+from ..race.trust import PLAIN_STEP, PROBE_TOKENS, Conditions, steps
 from . import rounds
 from .engines import ENGINES, PairInfo
 from .http import Endpoint
@@ -120,6 +123,8 @@ class EngineRun:
             with self._lock:
                 self._sides = {side: _Side() for side in SIDES}
             assisted_endpoint, plain_endpoint = self.request.target.endpoints()
+            for name, endpoint in (("baseline", plain_endpoint), ("assisted", assisted_endpoint)):
+                self._warm_up(name, endpoint, setup.prompt_text)
             plain = self._stream("baseline", plain_endpoint, setup.prompt_text)
             self._checked("baseline", check_plain, plain)
             with self._lock:  # the plain side is final as it streamed: every token "target"
@@ -127,7 +132,7 @@ class EngineRun:
             assisted = self._stream("assisted", assisted_endpoint, setup.prompt_text)
             self._checked("assisted", self.engine.check_assisted, assisted, assisted_endpoint,
                           self.request.timeouts)
-            self.result = self._finish(plain, assisted)
+            self.result = self._finish(plain, assisted, self._probe(plain, plain_endpoint, setup.prompt_text))
             return self.result
         except StoppedError:
             self.result = self._stopped()
@@ -179,10 +184,7 @@ class EngineRun:
                 raise StoppedError(f"{endpoint.name}: stopped")
             with closing(self.engine.stream(endpoint, r.target, text, r.max_new_tokens, side.stream, r.timeouts,
                                             self.stop_event)) as stream:
-                for chunk in stream:
-                    if chunk.prompt_tokens is not None and not self._prompt_checked:
-                        r.limits.check_prompt_tokens(chunk.prompt_tokens)  # closes the connection when too long
-                        self._prompt_checked = True
+                self._drain(stream)
         except StoppedError:
             self._end_all(stopped=True)
             raise
@@ -190,6 +192,52 @@ class EngineRun:
             self._end_all(failed=(name, str(exc)))
             raise
         return side.stream
+
+    def _quiet(self, endpoint: Endpoint, text: str, tokens: int) -> EngineSide:
+        """A request of at most `tokens` that no pane shows (a warm-up, or the plain probe after the assisted side);
+        a stop ends the whole race as it would the race's own requests."""
+        side, r = EngineSide(), self.request
+        try:
+            if self.stop_event.is_set():
+                raise StoppedError(f"{endpoint.name}: stopped")
+            with closing(self.engine.stream(endpoint, r.target, text, min(tokens, r.max_new_tokens), side, r.timeouts,
+                                            self.stop_event)) as stream:
+                self._drain(stream)
+        except StoppedError:
+            self._end_all(stopped=True)
+            raise
+        return side
+
+    def _drain(self, stream: Any) -> None:
+        """Read a stream to its end; the engine's prompt count is checked on the first chunk that carries it (unless it
+        was counted before generating): a prompt over the limit closes the connection there."""
+        for chunk in stream:
+            if chunk.prompt_tokens is not None and not self._prompt_checked:
+                self.request.limits.check_prompt_tokens(chunk.prompt_tokens)
+                self._prompt_checked = True
+
+    def _warm_up(self, name: str, endpoint: Endpoint, text: str) -> None:
+        """Warm one side up (docs/DESIGN.md §5.16: the engine keeps itself warm only after a first request). Best
+        effort: a fault here is logged, and the race's own request of that side meets it and says so on its side."""
+        try:
+            self._quiet(endpoint, text, WARMUP_TOKENS)
+        except StoppedError:
+            raise
+        except ArenaError as exc:
+            log.info("%s: warm-up of the %s side failed (its race request will say why): %s", self.label, name, exc)
+
+    def _probe(self, plain: EngineSide, endpoint: Endpoint, text: str) -> Conditions:
+        """After the assisted side: a short plain request, whose decode step against plain's during the race shows a
+        load that came or went between the sides (docs/DESIGN.md §5.16). A probe that fails leaves the race
+        unchecked, so not a measurement (the conditions carry why)."""
+        try:
+            probe = self._quiet(endpoint, text, PROBE_TOKENS + 1)
+        except StoppedError:
+            raise
+        except ArenaError as exc:
+            return Conditions(PLAIN_STEP, own_step_ms(plain) or arena_step_ms(plain, PROBE_TOKENS), None,
+                              failure=str(exc))
+        return plain_conditions(plain, probe)
 
     def _checked(self, name: str, check: Any, *args: Any) -> None:
         """Run a check of one streamed side; its ArenaError becomes that side's error."""
@@ -215,10 +263,11 @@ class EngineRun:
         self.setup = replace(setup, speculative_type=spec)
         return {"name": setup.engine, "version": setup.version, "speculative_type": spec}
 
-    def _finish(self, plain: EngineSide, assisted: EngineSide) -> EngineRace:
-        """The result of two finished streams; the sides' final tokens and rounds become the result's."""
+    def _finish(self, plain: EngineSide, assisted: EngineSide, conditions: Conditions | None = None) -> EngineRace:
+        """The result of two finished streams; the sides' final tokens and rounds become the result's; `conditions`:
+        plain's step during the race against the probe after the assisted side."""
         race = build_result(plain, assisted, self.setup.model, self.request.max_new_tokens,
-                            self._engine_info(assisted), assisted.report)
+                            self._engine_info(assisted), assisted.report, conditions=conditions)
         race.result.divergence = self._divergence(race.result)
         self._publish(race)
         return race
@@ -296,6 +345,31 @@ class EngineRun:
             return rounds.build(flat.ids, flat.texts, [])[0], []
         live = rounds.build_live(flat.ids, flat.texts, flat.counters) if self.engine.live_statuses else None
         return live if live is not None else (rounds.pending(flat.ids, flat.texts), [])
+
+
+def own_step_ms(side: EngineSide) -> float | None:
+    """One decode step (ms) on the engine's own clock: llama.cpp's ``predicted_ms`` over ``predicted_n`` (None where
+    the engine reports no such figures)."""
+    ms, n = side.timings.get("predicted_ms"), side.timings.get("predicted_n")
+    ok = isinstance(ms, (int, float)) and isinstance(n, int) and ms > 0 and n > 1
+    return float(ms) / n if ok else None
+
+
+def arena_step_ms(side: EngineSide, first: int | None = None) -> float | None:
+    """One decode step (ms) on the arena's clock: the median gap between the stream's chunks (its first `first` steps
+    only, so a long run compares with a short probe); None for fewer than 3 steps."""
+    gaps = steps(flatten(side.chunks).times)[:first]
+    return 1e3 * statistics.median(gaps) if len(gaps) >= 3 else None
+
+
+def plain_conditions(plain: EngineSide, probe: EngineSide) -> Conditions:
+    """Plain's decode step during the race (``baseline``) against a plain probe right after the assisted side
+    (``assisted``): a load that came or went between the sides shows as a gap (docs/DESIGN.md §5.16). Both on the
+    engine's own clock when both report it, else both on the arena's."""
+    own = own_step_ms(plain), own_step_ms(probe)
+    if None not in own:
+        return Conditions(PLAIN_STEP, *own)
+    return Conditions(PLAIN_STEP, arena_step_ms(plain, PROBE_TOKENS), arena_step_ms(probe))
 
 
 def run_engine(request: EngineRequest, **options: Any) -> EngineRace:

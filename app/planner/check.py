@@ -9,13 +9,15 @@ from ..core.errors import ArenaError
 from ..core.knobs import knobs_text
 from ..core.presets import Preset
 from ..core.requests import Limits, RaceRequest
+from ..race.verdict import pooled
 from .measure import ObservedAlpha, Progress, observed_alpha
 
 @dataclass
 class CheckRun:
     """One setting raced on every prompt. measured_speedup: total tokens over total seconds, assisted vs
     baseline; modelled_speedup: the cost model on these very rounds; label/gamma/predicted_*: what the
-    planner expected (filled in by the planner)."""
+    planner expected (filled in by the planner); verdict: the one verdict of these races together
+    (app/race/verdict.py ``pooled``): not a measurement when any race was not one."""
 
     knobs: dict[str, Any]
     measured_speedup: float
@@ -29,9 +31,17 @@ class CheckRun:
     gamma: int | None = None
     predicted_speedup: float | None = None
     predicted_adjusted: float | None = None
+    verdict: Any = None
+
+    @property
+    def measured(self) -> bool:
+        """Whether its races are a measurement (a run with no verdict, from an older caller, counts as one)."""
+        return self.verdict is None or self.verdict.measured
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["verdict"] = self.verdict.to_dict() if self.verdict is not None else None
+        return out
 
 
 def modelled_speedup(rounds: Sequence[Any], c: float) -> float | None:
@@ -58,6 +68,7 @@ def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], 
     tps = {side: sum(getattr(r, side).new_tokens for r in runs) / max(sum(getattr(r, side).seconds for r in runs), 1e-9)
            for side in ("baseline", "assisted")}
     rounds = [x for r in runs for x in r.assisted.rounds]
-    return CheckRun(knobs, tps["assisted"] / tps["baseline"] if tps["baseline"] else 0.0, [r.speedup for r in runs],
-                    tps["baseline"], tps["assisted"], all(r.identical for r in runs), observed_alpha(rounds),
-                    modelled_speedup(rounds, c))
+    speedup = tps["assisted"] / tps["baseline"] if tps["baseline"] else 0.0
+    return CheckRun(knobs, speedup, [r.speedup for r in runs], tps["baseline"], tps["assisted"],
+                    all(r.identical for r in runs), observed_alpha(rounds), modelled_speedup(rounds, c),
+                    verdict=pooled([r.verdict for r in runs], speedup))

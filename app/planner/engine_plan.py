@@ -22,7 +22,8 @@ from ..engine.run import run_engine
 from .advice import advice
 from .cost import cost_summary
 from .measure import Progress, observed_alpha
-from .plan import PlanOptions, final_verdict, pays, plan_from_numbers, projection_note
+from ..race.verdict import pooled
+from .plan import PAYS, PlanOptions, final_verdict, plan_from_numbers, projection_note
 from .types import EngineCost, EngineMeasurement, EngineSpeedup, MeasuredPoint, Plan
 
 #: Where a side's decode time comes from: the engine's own timings (llama.cpp), else the arena's clock.
@@ -171,24 +172,27 @@ def plan_on_engine(requests: Sequence[EngineRequest], options: PlanOptions, prog
     plan.cost = cost_summary({"predicted": plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
                              options.gpus, options.hours_per_month)
     plan.notes = _notes(m)
-    said = _verdict_text(m)
-    plan.final = final_verdict(plan.verdict, (pays(m.speedup.decode), said))
+    verdict = pooled([r.result.verdict for r in races], m.speedup.decode)  # the races' one verdict, pooled
+    said = _verdict_text(m, verdict)
+    plan.final = final_verdict(plan.verdict, (PAYS.get(verdict.kind, "unmeasured"), said))
     plan.advice = advice(plan, recommendation=said)
     plan.cost.projection = projection_note(plan.device)
     return plan
 
 
-def _verdict_text(m: EngineMeasurement) -> str:
+def _verdict_text(m: EngineMeasurement, verdict: Any) -> str:
     """The measured verdict in words: the engine's decode and end-to-end speedups beside the prediction at its own
-    mean draft length."""
+    mean draft length; `verdict`: the engine races' one verdict, pooled (app/race/verdict.py), which decides."""
     s = m.speedup
     figures = (f"decode {s.decode:.2f}x by the engine's clock, {s.end_to_end:.2f}x end to end by the arena's; "
                f"Theorem 3.8 predicts {s.predicted:.2f}x at gamma {s.predicted_gamma}, its mean draft of "
                f"{m.c.mean_drafted:.1f} tokens rounded")
+    if not verdict.measured:
+        return f"The engine races were not a measurement ({figures}): {verdict.reason}."
     return {"yes": f"The engine's speculation pays ({figures}).",
             "level": f"The engine's speculation is level with plain decoding ({figures}).",
             "no": f"The engine's speculation is slower than plain decoding ({figures}): turn it off or change its "
-                  "drafter."}[pays(m.speedup.decode)]
+                  "drafter."}[PAYS[verdict.kind]]
 
 
 def _notes(m: EngineMeasurement) -> list[str]:

@@ -113,34 +113,52 @@ def calculator_plan(alpha: float, c: float, options: PlanOptions, speedup: float
 
 
 # ----- measured plan ----------------------------------------------------------------------------------
+#: A measured setting's verdict kind (app/race/verdict.py) -> whether drafting paid, in the plan's words.
+PAYS = {"win": "yes", "loss": "no", "level": "level"}
+
+
 def _recommend(runs: list[CheckRun], default: CheckRun) -> tuple[str, str]:
-    """(which setting to use, from the measured runs; "yes" / "no" / "level": whether drafting paid), `default`
-    winning near-ties (nothing to tune)."""
-    ranked = sorted(runs, key=lambda r: -r.measured_speedup)
-    listed = ", ".join(f"{r.label} {r.measured_speedup:.2f}x" for r in runs)
-    best = ranked[0].measured_speedup
-    if pays(best) == "no":
+    """(which setting to use, from the measured runs; "yes" / "no" / "level": whether drafting paid, each setting's
+    one verdict saying so; "unmeasured" when no setting's races were a measurement), `default` winning near-ties
+    (nothing to tune). A setting whose races were not a measurement is named as such and never recommended."""
+    good = [r for r in runs if r.measured]
+    if not good:
+        return f"No setting's races were a measurement: {runs[0].verdict.reason}.", "unmeasured"
+    text, said = _best_of(good, default)
+    return text + "".join(f" The {r.label} races were not a measurement: {r.verdict.reason}."
+                          for r in runs if not r.measured), said
+
+
+def _best_of(good: list[CheckRun], default: CheckRun) -> tuple[str, str]:
+    """_recommend among the settings whose races were a measurement."""
+    listed = ", ".join(f"{r.label} {r.measured_speedup:.2f}x" for r in good)
+    best = sorted(good, key=lambda r: -r.measured_speedup)[0]
+    said = PAYS[best.verdict.kind] if best.verdict is not None else pays(best.measured_speedup)
+    if said == "no":
         return f"Use neither: plain generate() was faster ({listed}).", "no"
-    if pays(best) == "level":
+    if said == "level":
         return f"Level with plain generate() ({listed}): drafting does not pay here.", "level"
-    if ranked[0] is not default and default.measured_speedup >= 0.95 * best:
+    if best is not default and default.measured and default.measured_speedup >= 0.95 * best.measured_speedup:
         return f"About the same ({listed}): keep the {default.label}, nothing to tune.", "yes"
-    return f"Use the {ranked[0].label} ({listed}).", "yes"
+    return f"Use the {best.label} ({listed}).", "yes"
 
 
 def pays(speedup: float) -> str:
-    """Whether a measured speedup (x) says drafting pays: "yes", "no", or "level" within plain's noise band."""
+    """Whether a measured speedup (x) says drafting pays, at the narrowest noise band (only where no race verdict
+    exists): "yes", "no", or "level"."""
     return "no" if speedup < 1 - EVEN_BAND else "level" if speedup <= 1 + EVEN_BAND else "yes"
 
 
 def final_verdict(theory: Verdict, measured: tuple[str, str] | None = None) -> FinalVerdict:
     """The plan's one verdict (docs/DESIGN.md §5.16): the measured one when the plan raced (`measured`: whether it
     paid and the sentence saying so), else the prediction's. pays: "yes", "no", "level" or "close" (the timings cannot
-    tell); source: "measured" or "predicted"."""
-    if measured:
+    tell); source: "measured" or "predicted". Races that were not a measurement ("unmeasured") decide nothing: the
+    prediction's verdict stands, and the sentence says why the races did not count."""
+    if measured and measured[0] != "unmeasured":
         return FinalVerdict(measured[0], "measured", measured[1], theory.text)
     said = "close" if theory.close else "yes" if theory.alpha_exceeds_c and theory.worth_it else "no"
-    return FinalVerdict(said, "predicted", theory.text, theory.text)
+    text = theory.text if not measured else f"{theory.text} {measured[1]}"
+    return FinalVerdict(said, "predicted", text, theory.text)
 
 
 def _check(preset: Any, prompts: Sequence[str], kind: DraftKind, plan: Plan, m: Measured, limits: Limits,
@@ -214,7 +232,8 @@ def _checked_report(plan: Plan, check: Check, options: PlanOptions) -> None:
     plan.check = check
     plan.measurement.alpha_observed = check.constant.observed
     plan.measured_points = [MeasuredPoint(run.gamma or round(run.observed.mean_drafted, 2),
-                                          round(run.measured_speedup, 4), f"measured, {run.label}") for run in check.runs]
+                                          round(run.measured_speedup, 4), f"measured, {run.label}")
+                            for run in check.runs if run.measured]  # no measurement, no point
     plan.cost = cost_summary({"predicted": plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
                              options.gpus, options.hours_per_month)
 

@@ -18,7 +18,8 @@ from .result import Token
 @dataclass(frozen=True)
 class KeptRun:
     """A finished plain run: its tokens (texts decoded in context), their times in seconds from the start of its
-    generate(), its wall time and time to first token, and when it was recorded (seconds since the epoch)."""
+    generate(), its wall time and time to first token, when it was recorded (seconds since the epoch) and the share of the CPU it
+    got (app/race/workers.py ``CpuShare``; None: not measured)."""
 
     token_ids: tuple[int, ...]
     tokens: tuple[Token, ...]
@@ -26,6 +27,7 @@ class KeptRun:
     seconds: float
     ttft: float | None
     recorded_at: float
+    cpu_share: float | None = None
 
 
 def ghost_key(setup: Any, seed: int | None, threads: int) -> tuple | None:
@@ -64,15 +66,22 @@ class GhostCache:
             while len(self._runs) > self.size:
                 self._runs.popitem(last=False)
 
+    def drop(self, key: tuple | None, run: KeptRun) -> None:
+        """Forget `run` under `key` (a kept run found stale), unless another race has kept a newer one there."""
+        with self._lock:
+            if key is not None and self._runs.get(key) is run:
+                del self._runs[key]
+
     def clear(self) -> None:
         with self._lock:
             self._runs.clear()
 
 
-def kept_from(record: Any) -> KeptRun:
-    """A KeptRun of a finished side's record (token ids, tokens, times, seconds, time to first token)."""
+def kept_from(record: Any, cpu_share: float | None = None) -> KeptRun:
+    """A KeptRun of a finished side's record (token ids, tokens, times, seconds, time to first token) and the share of
+    the CPU it got."""
     return KeptRun(tuple(record.token_ids), tuple(record.tokens), tuple(record.token_times), record.seconds,
-                   record.ttft, time.time())
+                   record.ttft, time.time(), cpu_share)
 
 
 #: The page's kept runs (one process, shared by every visitor: a plain run reveals nothing the prompt did not).

@@ -167,6 +167,8 @@ class RaceResult:
     baseline_kept_at: float | None = None
     baseline_check: dict[str, Any] | None = None
     divergence: dict[str, Any] | None = None
+    conditions: Any = None
+    _verdict: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def speedup(self) -> float:
@@ -240,10 +242,19 @@ class RaceResult:
 
     @property
     def verdict(self) -> Any:
-        """What the speedup says: faster, slower, level or not a measurement (app/race/trust.py)."""
-        from .trust import verdict
+        """The race's one verdict (app/race/verdict.py ``Verdict``): faster, slower, level or not a measurement, with
+        its reason. Computed once (by :meth:`settle` when the race is explained, else on first use) and read by every
+        surface."""
+        if self._verdict is None:
+            from .verdict import judge
 
-        return verdict(self)
+            self._verdict = judge(self, self.why)
+        return self._verdict
+
+    def settle(self, verdict: Any) -> "RaceResult":
+        """Fix the race's verdict (app/race/verdict.py ``judge``; app/race/why.py calls it once per race)."""
+        self._verdict = verdict
+        return self
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "result") -> "RaceResult":
@@ -306,7 +317,7 @@ class _Reader(JsonReader):
             raise self.fail("assisted.tokens", "must have one entry per token id")
         mode = self.one_of(self.get(data, "mode", (str,), ""), MODES, "mode")
         errors = self.get(data, "errors", (dict,), "", optional=True) or {}
-        return RaceResult(
+        return self.settled(data, RaceResult(
             preset=self.get(data, "preset", (str,), ""), method=self.get(data, "method", (str,), ""),
             target=self.get(data, "target", (str,), ""), assistant=self.get(data, "assistant", (str,), "", optional=True),
             mode=mode, do_sample=self.get(data, "do_sample", (bool,), ""), device=self.get(data, "device", (str,), ""),
@@ -317,7 +328,18 @@ class _Reader(JsonReader):
             threads=self.get(data, "threads", (int,), "", optional=True), why=self.why(data),
             baseline_kept_at=self.get(data, "baseline_kept_at", (int, float), "", optional=True),
             baseline_check=self.get(data, "baseline_check", (dict,), "", optional=True),
-            divergence=self.get(data, "divergence", (dict,), "", optional=True))
+            divergence=self.get(data, "divergence", (dict,), "", optional=True)))
+
+    def settled(self, data: Any, result: RaceResult) -> RaceResult:
+        """`result` with the verdict its file saved (and the conditions in it), when it saved one: a replay shows the
+        verdict the race showed. A file without one gets it computed from its figures."""
+        from .verdict import Verdict
+
+        saved = Verdict.from_dict(data.get("verdict")) if isinstance(data, dict) else None
+        if saved is not None:
+            result.conditions = saved.conditions
+            result.settle(saved)
+        return result
 
     def why(self, data: Any) -> Any:
         """The explanation, read back (None when absent or from an older file)."""
@@ -327,6 +349,6 @@ class _Reader(JsonReader):
         if raw is None:
             return None
         try:
-            return Why(**raw)
+            return Why(**{"claims": [], "sentences": [], "kind": None, **raw})
         except TypeError:
             raise self.fail("why", "has unknown or missing fields") from None

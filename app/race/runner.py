@@ -93,7 +93,10 @@ class Race:
         rec = self.reader.record(event)
         if isinstance(event, DoneEvent) and event.side == "baseline" and self.workers.kept is None and self._ghost_key \
                 and not (rec.error or rec.stopped):
-            self.ghosts.put(self._ghost_key, kept_from(rec))
+            self.ghosts.put(self._ghost_key, kept_from(rec, self.workers.cpu_shares.get("baseline")))
+        if isinstance(event, DoneEvent) and event.side == "assisted" and self.workers.stale is not None \
+                and self.ghosts is not None:
+            self.ghosts.drop(self._ghost_key, self.workers.stale)  # not true any more: the next race times plain
 
     def events(self, poll: float = 0.1, timeout: float | None = None) -> Iterator[Event]:
         """Start (if needed) and yield every event until both sides are done.
@@ -151,6 +154,7 @@ class Race:
             stopped=any(r.stopped for r in self.records.values()), knobs=p.knobs(), threads=self.workers.threads_per_side,
             dtype=getattr(getattr(self.setup, "target", None), "dtype", None),
             baseline_kept_at=self.kept_at,
-            baseline_check=self.workers.kept_check.to_dict() if self.workers.kept_check is not None else None)
-        result.why = explain_race(result, result.knobs, self.workers.verify_cost)
+            baseline_check=self.workers.kept_check.to_dict() if self.workers.kept_check is not None else None,
+            conditions=self.workers.conditions())
+        result.why = explain_race(result, result.knobs, self.workers.verify_cost)  # judges the race once
         return result

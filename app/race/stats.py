@@ -65,18 +65,8 @@ def tokens_per_second(new_tokens: int, seconds: float) -> float:
     return new_tokens / seconds if seconds > 0 else 0.0
 
 
-#: A speedup within this band of 1 reads "about the same": a tie is not a win, and a race on a shared CPU varies more.
+#: The narrowest noise band of a race (app/race/trust.py ``noise_band``): a speedup within it of 1 reads as level.
 EVEN_BAND = 0.02
-
-
-def speedup_verdict(speedup: float) -> str:
-    """"win" (at least 1 + EVEN_BAND), "loss" (at most 1 - EVEN_BAND: a slowdown, said in colour and words wherever
-    a speedup shows) or "even"."""
-    if speedup >= 1 + EVEN_BAND:
-        return "win"
-    if speedup <= 1 - EVEN_BAND:
-        return "loss"
-    return "even"
 
 
 def speedup(assisted_tps: float, baseline_tps: float) -> float:

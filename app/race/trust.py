@@ -1,8 +1,16 @@
-"""Whether a measured speedup can be trusted (docs/DESIGN.md §5.16): a kept plain run is reused only while plain
-steps still take what they took when it was kept; a speedup that the race's own rounds cannot explain is not shown as
-measured; a speedup inside the race's measured noise, or from a race in which nothing was drafted, reads as level.
+"""Whether a measured speedup can be trusted (docs/DESIGN.md §5.16): the measurement check every race kind runs.
 
-Pure functions of times and rounds (seconds), so the page, the CLI and a replayed trace say the same."""
+- A kept plain run is reused only while plain steps still take what they took when it was kept (checked after the
+  race, so the check never holds back the assisted side).
+- The two sides ran on the same machine state, by measurement (:class:`Conditions`): in-process, each side's share of
+  the CPU it asked for (process time over wall time); on a serving engine, plain's decode step during the race against
+  a short plain probe right after the assisted side.
+- A speedup that the race's own rounds cannot explain is not a measurement.
+- One stated limit, :data:`MEASURE_LIMIT`, bounds the noise band, the gap between the two sides' conditions and the
+  band a kept run is reused within: beyond it the machine is too busy to measure, never "within noise".
+
+Pure functions of times and rounds (seconds), so the page, the CLI and a replayed trace say the same. The verdict
+itself, which reads these checks, is app/race/verdict.py."""
 
 from __future__ import annotations
 
@@ -13,19 +21,26 @@ from typing import Any, Sequence
 
 from .stats import EVEN_BAND
 
-#: Plain tokens timed before a kept run is reused (after an untimed warm-up of the same size).
+#: Plain tokens timed to check a kept run (after the assisted side) and to probe an engine's plain side.
 PROBE_TOKENS = 12
 #: A kept run older than this is never reused (seconds), whatever its steps say.
 MAX_KEPT_AGE = 600.0
+#: The widest noise a measurement may have (relative, either way): the noise band of a race, the gap between the two
+#: sides' measured conditions and the band a kept plain run is reused within. Beyond it the machine is too busy to
+#: measure this now.
+MEASURE_LIMIT = 0.25
 #: The smallest change in plain step time that makes a kept run stale (relative); the measured spread may widen it.
 MIN_STALE = 0.15
-#: The widest change in plain step time still read as noise (relative; a factor of 1 + this either way).
-MAX_STALE = 1.0
+#: The widest change in plain step time still read as noise when checking a kept run (relative): the stated limit.
+MAX_STALE = MEASURE_LIMIT
 #: A verify pass over a round's drafts is at least one plain step of the same model on the same machine; below this
 #: share of plain's step, the two sides did not run on the same machine state (relative).
 MIN_VERIFY_SHARE = 0.7
-#: The widest band read as level (relative): beyond it the noise says the machine was too unsteady to call.
-MAX_NOISE_BAND = 0.25
+#: What a "cpu_share" condition compares: each side's process CPU seconds over its wall seconds x its torch threads.
+CPU_SHARE = "cpu_share"
+#: What a "plain_step" condition compares (an engine race): plain's decode step (ms) during the race (``baseline``)
+#: and in a short plain probe right after the assisted side (``assisted``).
+PLAIN_STEP = "plain_step"
 
 
 def steps(token_times: Sequence[float]) -> list[float]:
@@ -44,10 +59,70 @@ def spread(values: Sequence[float]) -> float:
     return (q[2] - q[0]) / middle if middle > 0 else 0.0
 
 
+def gap(a: float | None, b: float | None) -> float | None:
+    """How far apart two positive figures are, relative: the larger over the smaller, minus 1 (None if either is
+    missing or not positive)."""
+    if a is None or b is None or a <= 0 or b <= 0:
+        return None
+    return max(a, b) / min(a, b) - 1
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """How the machine treated the two sides, measured. what: :data:`CPU_SHARE` (in-process: each side's process CPU
+    seconds over wall seconds x threads, 1.0 = all the CPU it asked for) or :data:`PLAIN_STEP` (an engine: plain's
+    decode step in ms during the race as ``baseline``, in a plain probe right after the assisted side as
+    ``assisted``); judged: whether the gap decides the verdict (a CPU share on a GPU is recorded, not judged);
+    failure: why a figure could not be measured (one line; the race is then unchecked, so no measurement)."""
+
+    what: str
+    baseline: float | None
+    assisted: float | None
+    judged: bool = True
+    failure: str | None = None
+
+    @property
+    def gap(self) -> float | None:
+        return gap(self.baseline, self.assisted)
+
+    def to_dict(self) -> dict[str, Any]:
+        r = lambda x: None if x is None else round(x, 4)  # noqa: E731
+        return {"what": self.what, "baseline": r(self.baseline), "assisted": r(self.assisted), "gap": r(self.gap),
+                "judged": self.judged, "failure": self.failure}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Conditions | None":
+        """Read back (None for anything that is not a conditions object)."""
+        if not isinstance(data, dict) or data.get("what") not in (CPU_SHARE, PLAIN_STEP):
+            return None
+        number = lambda x: float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None  # noqa: E731
+        failure = data.get("failure") if isinstance(data.get("failure"), str) else None
+        return cls(data["what"], number(data.get("baseline")), number(data.get("assisted")),
+                   bool(data.get("judged", True)), failure)
+
+
+def conditions_differ(conditions: Conditions | None) -> str | None:
+    """Why the two sides did not run under the same conditions (beyond :data:`MEASURE_LIMIT`), or could not be
+    compared (a probe that failed), or None."""
+    if conditions is not None and conditions.judged and conditions.failure:
+        message = conditions.failure
+        return f"the check of the conditions after the race failed ({message}); race again"
+    if conditions is None or not conditions.judged or conditions.gap is None or conditions.gap <= MEASURE_LIMIT:
+        return None
+    c, apart, limit = conditions, f"{conditions.gap:.0%}", f"\u00b1{MEASURE_LIMIT:.0%}"
+    if c.what == CPU_SHARE:
+        return (f"the machine was not the same for both sides: plain got {c.baseline:.0%} of the CPU it asked for, "
+                f"assisted {c.assisted:.0%} ({apart} apart, the limit is {limit}); race again")
+    return (f"the engine's machine changed between the sides: plain decoded a token in {c.baseline:.1f} ms during the "
+            f"race and in {c.assisted:.1f} ms right after the assisted side ({apart} apart, the limit is {limit}); "
+            "race again")
+
+
 @dataclass(frozen=True)
 class KeptCheck:
-    """The check of a kept plain run before a fair race reuses it. kept_step / now_step: median plain step (s) of
-    the kept run and of the probe just timed; noise: the relative change allowed; age: seconds since it was kept."""
+    """The check of a kept plain run that a fair race raced (timed after its assisted side). kept_step / now_step:
+    median plain step (s) of the kept run and of the probe just timed; noise: the relative change allowed; age:
+    seconds since it was kept."""
 
     reused: bool
     reason: str
@@ -62,22 +137,45 @@ class KeptCheck:
                 "now_step_ms": ms(self.now_step), "noise": round(self.noise, 4), "age_seconds": round(self.age, 1)}
 
 
+def too_old(age: float) -> KeptCheck | None:
+    """The check's answer when a kept run is too old to race at all (before the race), else None."""
+    if age <= MAX_KEPT_AGE:
+        return None
+    return KeptCheck(False, f"plain's kept run was {age / 60:.0f} min old (the limit is {MAX_KEPT_AGE / 60:.0f} min): "
+                            "plain ran again", age=age)
+
+
+def failed_check(message: str, age: float) -> KeptCheck:
+    """The check's answer when timing the probe itself failed (`message`: one line): the kept run is not trusted."""
+    return KeptCheck(False, f"the check of plain's kept run failed ({message}): it was dropped, so the next race times "
+                            "plain again", age=age)
+
+
 def check_kept(kept_times: Sequence[float], probe_times: Sequence[float], age: float) -> KeptCheck:
     """Whether a kept plain run (its token times, s) is still true now, given `probe_times` (token times of a plain
-    run of the same setup just timed) and its `age` (s)."""
-    if age > MAX_KEPT_AGE:
-        return KeptCheck(False, f"plain's kept run was {age / 60:.0f} min old (the limit is "
-                                f"{MAX_KEPT_AGE / 60:.0f} min): plain ran again", age=age)
+    run of the same setup just timed) and its `age` (s). The two medians may differ by 2 x the probe's spread, at
+    least MIN_STALE and at most MAX_STALE (the stated limit); a probe whose own noise band (half its spread, as a
+    race's) is beyond the limit means the machine is too busy to tell."""
+    old = too_old(age)
+    if old is not None:
+        return old
     now, kept = steps(probe_times), steps(kept_times)[:PROBE_TOKENS]
     if len(now) < 3 or len(kept) < 3:
-        return KeptCheck(False, "too few plain steps to compare with the kept run: plain ran again", age=age)
+        return KeptCheck(False, "too few plain steps to compare with the kept run: it was dropped, so the next race "
+                                "times plain again", age=age)
     now_step, kept_step = statistics.median(now), statistics.median(kept)
+    band = spread(now) / 2  # the probe's noise band, as a race's (noise_band)
+    if band > MAX_STALE:
+        return KeptCheck(False, f"plain's steps vary \u00b1{band:.0%} now (the limit is \u00b1{MAX_STALE:.0%}): the "
+                                "machine is too busy to check the kept run; it was dropped, so the next race times "
+                                "plain again", kept_step, now_step, band, age)
     noise = min(MAX_STALE, max(MIN_STALE, 2 * spread(now)))
     ratio = now_step / kept_step if kept_step > 0 else math.inf
     if not 1 / (1 + noise) <= ratio <= 1 + noise:  # as far off either way, in ratio
         return KeptCheck(False, f"plain steps take {now_step * 1e3:.1f} ms now against {kept_step * 1e3:.1f} ms when "
                                 f"its run was kept ({ratio - 1:+.0%}, beyond this machine's noise of "
-                                f"\u00b1{noise:.0%}): plain ran again", kept_step, now_step, noise, age)
+                                f"\u00b1{noise:.0%}): the kept run was dropped, so the next race times plain again",
+                         kept_step, now_step, noise, age)
     return KeptCheck(True, f"plain steps take {now_step * 1e3:.1f} ms now, as when its run was kept "
                            f"({kept_step * 1e3:.1f} ms, within \u00b1{noise:.0%})", kept_step, now_step, noise, age)
 
@@ -92,39 +190,16 @@ def unexplained(result: Any) -> str | None:
     plain_step, verify_step = statistics.median(plain), statistics.median(verify)
     if verify_step >= MIN_VERIFY_SHARE * plain_step:
         return None
-    return (f"not a measurement: the target verified a round in {verify_step * 1e3:.1f} ms while plain's steps took "
+    return (f"the target verified a round in {verify_step * 1e3:.1f} ms while plain's steps took "
             f"{plain_step * 1e3:.1f} ms, so the machine was not the same for both sides; race again")
 
 
 def noise_band(result: Any) -> float:
-    """How far from 1 a speedup must be to read as faster or slower (relative): half the spread of plain's own steps,
-    at least EVEN_BAND and at most MAX_NOISE_BAND."""
-    return min(MAX_NOISE_BAND, max(EVEN_BAND, spread(steps(result.baseline.token_times)) / 2))
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a race's speedup says. kind: "win", "loss", "even" (level) or "unmeasured"; reason: why, in words (empty
-    for a plain win or loss); band: the relative noise band used."""
-
-    kind: str
-    reason: str
-    band: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "reason": self.reason, "noise_band": round(self.band, 4)}
-
-
-def verdict(result: Any) -> Verdict:
-    """The one verdict on `result`'s speedup that the headline, the status line, the CLI and a replay all show."""
-    band = noise_band(result)
-    why = unexplained(result)
-    if why:
-        return Verdict("unmeasured", why, band)
-    if not any(r.drafted for r in result.assisted.rounds):
-        return Verdict("even", "nothing was drafted, so both sides decoded plainly and the gap is the machine's noise",
-                       band)
-    change = result.speedup - 1
-    if abs(change) <= band:
-        return Verdict("even", f"within this race's noise (\u00b1{band:.0%}, from the spread of plain's steps)", band)
-    return Verdict("win" if change > 0 else "loss", "", band)
+    """How far from 1 a speedup must be to read as faster or slower (relative), at least EVEN_BAND. In-process: half
+    the spread of plain's own steps. An engine race (a :data:`PLAIN_STEP` condition): the gap between its two plain
+    measurements, which is the noise of timing plain on that machine. Not capped: a band beyond MEASURE_LIMIT makes the
+    race no measurement (app/race/verdict.py)."""
+    conditions = getattr(result, "conditions", None)
+    if conditions is not None and conditions.what == PLAIN_STEP:
+        return max(EVEN_BAND, conditions.gap or 0.0)
+    return max(EVEN_BAND, spread(steps(result.baseline.token_times)) / 2)

@@ -5,7 +5,7 @@ verdict saying what happened and what to try (docs/DESIGN.md §5.13).
 from __future__ import annotations
 
 import statistics
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 from ..core.theory import best_gamma, break_even_acceptance, per_token_alpha
@@ -17,7 +17,10 @@ class Why:
     """step_seconds: one target decode step; cost_ratio: c; verify_slope: extra step share per verified draft;
     gamma: mean draft length of the rounds that drafted; alpha: per-token acceptance (sum n / tested);
     break_even_acceptance: the acceptance rate (accepted / drafted) above which drafting gamma tokens a round
-    beats plain decoding here (None: no acceptance can); *_seconds: where the assisted time went."""
+    beats plain decoding here (None: no acceptance can); *_seconds: where the assisted time went; verdict: the
+    explanation in words (its sentences in ``sentences``, each translated on its own), which says what the race's one
+    verdict (app/race/verdict.py) says; kind: that verdict's kind, repeated; claims: what the words claim, one code
+    each (:data:`CLAIMS`), so a test can check every claim against the race's figures."""
 
     step_seconds: float | None
     cost_ratio: float | None
@@ -31,6 +34,9 @@ class Why:
     other_seconds: float
     best_constant_gamma: int | None
     verdict: str
+    kind: str | None = None
+    sentences: list[str] = field(default_factory=list)
+    claims: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in asdict(self).items()}
@@ -62,10 +68,38 @@ def rounds_verify_slope(rounds: Sequence[Any], step: float) -> float | None:
     return max(0.0, b / a) if a > 0 else max(0.0, b / step)
 
 
+#: What the explanation's words can claim (``Why.claims``), one code per sentence or clause.
+CLAIMS = ("nothing-drafted", "skipped-all", "accepted", "free", "pays-above", "cannot-pay", "win", "level", "loss",
+          "unmeasured", "decoded-plainly", "verify-over-plain", "draft-verify-over-plain", "other-ate-gain",
+          "costs-full-step", "verify-costs", "copies", "copies-little", "drafter-disagrees", "drafter-agrees", "best-gamma",
+          "cost-aware-few")
+#: Below this share of the answer's tokens taken from accepted drafts, prompt lookup's answer "copies little".
+COPY_SHARE = 0.2
+#: Below this acceptance rate a drafter "often disagrees" with the target.
+AGREE = 0.5
+
+
 def explain_race(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     """The explanation of a finished race (an app.race.result.RaceResult; knobs: the method knobs it ran with;
     verify: the race's measured verification curve (app.race.costs.VerifyCost), whose slope, timed in
-    isolation, is steadier than a fit on the race's own rounds; without it the rounds are fitted)."""
+    isolation, is steadier than a fit on the race's own rounds; without it the rounds are fitted). Judges the race
+    once (app/race/verdict.py) and fixes that verdict on `result`; the words say what it says."""
+    from .verdict import judge
+
+    why = explain_numbers(result, verify)
+    verdict = judge(result, why)
+    result.settle(verdict)
+    why.kind = verdict.kind
+    said = Said()
+    _what_happened(result, why, said)
+    _advice(result, why, verdict, said)
+    why.sentences, why.claims = said.sentences, said.claims
+    why.verdict = " ".join(said.sentences)
+    return why
+
+
+def explain_numbers(result: Any, verify: Any = None) -> Why:
+    """The explanation's figures (docs/DESIGN.md §5.13), without words yet."""
     a = result.assisted
     rounds, drafting = a.rounds, [r for r in a.rounds if r.drafted]
     draft_s, verify_s = sum(r.draft_seconds for r in rounds), sum(r.verify_seconds for r in rounds)
@@ -79,33 +113,58 @@ def explain_race(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     best = None
     if alpha is not None and c is not None and slope is not None and alpha > c + slope:
         best = best_gamma(min(alpha, 0.999), c + slope)[0]
-    why = Why(step, c, slope, gamma, alpha, a.acceptance_rate, be, draft_s, verify_s,
-              max(0.0, a.seconds - draft_s - verify_s), best, "")
-    why.verdict = f"{_what_happened(result, why)}. {_advice(result, why)}"  # what happened, then what to try
-    return why
+    return Why(step, c, slope, gamma, alpha, a.acceptance_rate, be, draft_s, verify_s,
+               max(0.0, a.seconds - draft_s - verify_s), best, "")
 
 
-def _what_happened(result: Any, why: Why) -> str:
+@dataclass
+class Said:
+    """The explanation as it is written: whole sentences (each translated on its own on the page) and the claims they
+    make (:data:`CLAIMS`)."""
+
+    sentences: list[str] = field(default_factory=list)
+    claims: list[str] = field(default_factory=list)
+
+    def add(self, sentence: str, *claims: str) -> None:
+        self.sentences.append(sentence)
+        self.claims.extend(claims)
+
+
+def _title(result: Any) -> str:
+    return METHODS[result.method].title.lower() if result.method in METHODS else result.method
+
+
+def _what_happened(result: Any, why: Why, said: Said | None = None) -> str:
+    """What the race's rounds did: the first sentence of the explanation (added to `said`, and returned)."""
+    said = said if said is not None else Said()
+    _rounds_sentence(result, why, said)
+    return said.sentences[-1]
+
+
+def _rounds_sentence(result: Any, why: Why, said: Said) -> None:
     a = result.assisted
     drafted = sum(r.drafted for r in a.rounds)
     if not drafted and _schedule_skipped_all(a):
-        return ("No round drafted anything: the cost-aware schedule judged that no draft length pays on this "
-                "hardware, so the assisted side decoded plainly")
+        said.add("No round drafted anything: the cost-aware schedule judged that no draft length pays on this "
+                 "hardware, so the assisted side decoded plainly.", "nothing-drafted", "skipped-all")
+        return
     if not drafted:
-        return "No round drafted anything"
+        said.add("No round drafted anything.", "nothing-drafted")
+        return
     accepted = sum(r.accepted for r in a.rounds)
     text = f"Drafts were accepted {why.acceptance_rate:.0%} ({accepted} of {drafted})"
-    title = METHODS[result.method].title.lower() if result.method in METHODS else result.method
+    title = _title(result)
     if why.break_even_acceptance is not None and why.gamma and why.break_even_acceptance < 0.005:
-        text += (f"; here drafting with {title} costs next to nothing, so any accepted draft pays (the cost is "
-                 "verifying the drafts)")
+        said.add(text + f"; here drafting with {title} costs next to nothing, so any accepted draft pays (the cost is "
+                        "verifying the drafts).", "accepted", "free")
     elif why.break_even_acceptance is not None and why.gamma:
-        text += (f"; here {title} pays off above {why.break_even_acceptance:.0%} at "
-                 f"{why.gamma:.0f} draft{'s' if round(why.gamma) != 1 else ''} a round")
+        said.add(text + f"; here {title} pays off above {why.break_even_acceptance:.0%} at "
+                        f"{why.gamma:.0f} draft{'s' if round(why.gamma) != 1 else ''} a round.", "accepted", "pays-above")
     elif why.cost_ratio is not None and why.verify_slope is not None:
-        text += (f"; here each drafted token costs {why.cost_ratio + why.verify_slope:.2f} of a target step, "
-                 "so no acceptance can pay it back")
-    return text
+        said.add(text + f"; here each drafted token costs {why.cost_ratio + why.verify_slope:.2f} of a target step, "
+                        "so no acceptance can pay it back.", "accepted", "cannot-pay")
+    else:
+        said.add(text + ".", "accepted")
 
 
 def _schedule_skipped_all(a: Any) -> bool:
@@ -113,43 +172,88 @@ def _schedule_skipped_all(a: Any) -> bool:
     return a.draft_policy == "cost-aware" and bool(a.rounds) and a.skipped_rounds >= len(a.rounds)
 
 
-def _drafting_paid(why: Why) -> bool:
-    """The rounds' acceptance cleared the break-even (drafting itself paid for its cost here)."""
-    return why.acceptance_rate is not None and why.break_even_acceptance is not None and \
-        why.acceptance_rate >= why.break_even_acceptance
-
-
-def _advice(result: Any, why: Why) -> str:
-    """What to try (or why nothing needs trying), as one clause."""
-    shared_cpu = result.mode == "concurrent" and not str(result.device).startswith("cuda")
+def _advice(result: Any, why: Why, verdict: Any, said: Said) -> None:
+    """What the verdict is, then why the numbers came out so and what to try (only for a measurement: the numbers of
+    a race that is none explain nothing)."""
+    if verdict.kind == "unmeasured":
+        said.add(f"Not a measurement: {verdict.reason}.", "unmeasured")
+        return
     if _schedule_skipped_all(result.assisted):
-        return (f"Both sides decoded plainly, so {result.speedup:.2f}\u00d7 is the machine's own variation. A draft "
-                "costs too much of a target step here to pay even when kept: a smaller drafter or a GPU changes that; "
-                "the constant schedule shows the mechanism at its real cost.")
-    if result.speedup >= 1.05 and not result.errors:
-        where = "faster" if result.mode == "sequential" else "faster in this concurrent race"
-        return f"It paid: {result.speedup:.2f}\u00d7 {where}."
-    if _drafting_paid(why):
-        if shared_cpu:
-            return ("Drafting pays at this acceptance, but this concurrent race shares the CPU between the two sides: "
-                    "race in the fair mode for the real figure.")
-        return (f"Drafting itself paid; the rest of each round (other: {why.other_seconds:.2f} s) ate the gain: more "
-                "tokens per round, or a GPU, shift the balance.")
-    if why.break_even_acceptance is None and why.cost_ratio is not None:
-        return "Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup."
-
-    lookup = result.method in METHODS and METHODS[result.method].drafts_from_prompt
-    if lookup:
-        tip = ("This answer does not copy the prompt: prompt lookup pays on answers that reuse the prompt's words "
-               "(a code edit, a typo fix, a quoting summary).")
+        said.add(f"Both sides decoded plainly, so {result.speedup:.2f}\u00d7 is the machine's own variation.",
+                 "decoded-plainly", verdict.kind)
+        said.add("A draft costs too much of a target step here to pay even when kept: a smaller drafter or a GPU changes "
+                 "that; the constant schedule shows the mechanism at its real cost.")
+        return
+    if verdict.kind == "win":
+        said.add(f"It paid: {result.speedup:.2f}\u00d7 faster.", "win")
+        return
+    if verdict.kind == "level":
+        said.add(f"Level with plain: {verdict.reason}.", "level")
     else:
-        tip = "The drafter often disagrees with the target: try a drafter of the same family."
+        said.add(f"It did not pay: {result.speedup:.2f}\u00d7 plain's speed.", "loss")
+    if not any(r.drafted for r in result.assisted.rounds):
+        return
+    if verdict.drafting == "paid":
+        _where_the_time_went(result, why, said)
+    elif verdict.drafting == "cannot-pay":
+        _what_costs(result, why, said)
+    else:
+        _what_to_try(result, why, said)
+
+
+def _where_the_time_went(result: Any, why: Why, said: Said) -> None:
+    """Acceptance cleared the break-even, yet the race did not win: what the time split says ate the gain."""
+    plain, draft, verify = result.baseline.seconds, why.draft_seconds, why.verify_seconds
+    if verify >= plain:
+        said.add(f"Verifying the drafts alone took {verify:.2f} s, longer than the whole plain run ({plain:.2f} s): "
+                 "fewer draft tokens a round, or a GPU, make verifying cheaper.", "verify-over-plain")
+    elif draft + verify >= plain:
+        said.add(f"Drafting ({draft:.2f} s) and verifying ({verify:.2f} s) together took longer than the whole plain "
+                 f"run ({plain:.2f} s): fewer draft tokens a round, or a GPU, shift the balance.",
+                 "draft-verify-over-plain")
+    else:
+        said.add(f"Drafting itself paid: drafting and verifying took {draft + verify:.2f} s, less than the whole plain "
+                 f"run ({plain:.2f} s); the rest of each round (other: {why.other_seconds:.2f} s) ate the gain: more "
+                 "tokens per round, or a GPU, shift the balance.", "other-ate-gain")
+
+
+def _what_costs(result: Any, why: Why, said: Said) -> None:
+    """No acceptance can pay: whether drafting or verifying is what costs a drafted token its step, from c and the
+    verification slope the race measured."""
+    c, slope = why.cost_ratio or 0.0, why.verify_slope or 0.0
+    if slope >= c:
+        said.add(f"Verifying costs {slope:.2f} of a target step per drafted token here (drafting {c:.2f}): fewer "
+                 "draft tokens a round, or a GPU, where verifying several tokens costs about one step.", "verify-costs")
+    else:
+        said.add("Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup.",
+                 "costs-full-step")
+
+
+def _what_to_try(result: Any, why: Why, said: Said) -> None:
+    """Acceptance stayed below the break-even: whether the answer copies the prompt (prompt lookup) or the drafter
+    agrees with the target, from the race's counts; the theory's best length; the cost-aware schedule's share."""
+    a = result.assisted
+    accepted = sum(r.accepted for r in a.rounds)
+    lookup = result.method in METHODS and METHODS[result.method].drafts_from_prompt
+    if lookup and a.new_tokens and accepted / a.new_tokens < COPY_SHARE:
+        said.add(f"This answer copies little of the prompt ({accepted} of {a.new_tokens} tokens came from it): prompt "
+                 "lookup pays on answers that reuse the prompt's words (a code edit, a typo fix, a quoting summary).",
+                 "copies-little")
+    elif lookup:
+        said.add(f"This answer copies the prompt ({accepted} of {a.new_tokens} tokens came from it), but checking the "
+                 "copied drafts cost more than they saved here.", "copies")
+    elif (why.acceptance_rate or 0.0) < AGREE:
+        said.add(f"The drafter often disagrees with the target ({why.acceptance_rate or 0.0:.0%} of its drafts "
+                 "accepted): try a drafter of the same family.", "drafter-disagrees")
+    else:
+        said.add(f"The drafter mostly agrees with the target ({why.acceptance_rate:.0%} of its drafts accepted), but "
+                 "not often enough to pay for drafting here: fewer draft tokens a round, a smaller drafter or a GPU "
+                 "shift the balance.", "drafter-agrees")
     if why.best_constant_gamma and why.gamma and why.best_constant_gamma < why.gamma:
         n = why.best_constant_gamma
-        tip += (f" At this acceptance the theory's best constant length is {n} {'copied' if lookup else 'draft'} "
-                f"token{'s' if n > 1 else ''} a round.")
-    a = result.assisted
+        said.add(f"At this acceptance the theory's best constant length is {n} {'copied' if lookup else 'draft'} "
+                 f"token{'s' if n > 1 else ''} a round.", "best-gamma")
     drafted = sum(1 for r in a.rounds if r.drafted)
     if a.draft_policy == "cost-aware" and drafted < len(a.rounds):
-        tip += f" The cost-aware schedule drafted in only {drafted} of {len(a.rounds)} rounds, which kept the loss small."
-    return tip
+        said.add(f"The cost-aware schedule drafted in only {drafted} of {len(a.rounds)} rounds, which kept the loss "
+                 "small.", "cost-aware-few")

@@ -21,7 +21,7 @@ from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call, uad_tokenizers
 from .reader import SIDES
 from .tracer import DoneEvent, ErrorEvent, Event, StopOnEvent, TokenEvent, TraceStreamer
-from .trust import PROBE_TOKENS, KeptCheck, check_kept
+from .trust import CPU_SHARE, PROBE_TOKENS, Conditions, KeptCheck, check_kept, failed_check, too_old
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,24 @@ def describe_error(exc: BaseException, setup: RaceSetup | None = None) -> tuple[
         return "Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization.", False
     first = (str(exc).strip().splitlines() or [""])[0][:300]
     return f"Generation failed ({type(exc).__name__}): {first}", False
+
+
+#: The process's CPU seconds (all threads; time.process_time, which resource.getrusage also gives): what a side's share
+#: of the CPU is measured with (tests inject load by replacing it).
+cpu_clock: Callable[[], float] = time.process_time
+
+
+class CpuShare:
+    """Measures the share of the CPU a stretch of work got: the process's CPU seconds over wall seconds x `threads`
+    (1.0: every thread it asked for ran all the time; other work on the machine lowers it)."""
+
+    def __init__(self, threads: int):
+        self.threads = max(1, threads)
+        self.cpu, self.wall = cpu_clock(), time.perf_counter()
+
+    def share(self) -> float | None:
+        wall = time.perf_counter() - self.wall
+        return (cpu_clock() - self.cpu) / (wall * self.threads) if wall > 0 else None
 
 
 class StepClock:
@@ -70,6 +88,8 @@ class Workers:
         self.streamers: dict[str, TraceStreamer] = {}
         self.kept: KeptRun | None = None
         self.kept_check: KeptCheck | None = None  # the check of a kept run found for this race (None: none found)
+        self.cpu_shares: dict[str, float | None] = {}  # each side's measured share of the CPU (docs/DESIGN.md §5.16)
+        self.stale: KeptRun | None = None  # a kept run the check after the race found stale: drop it
 
     def _drafts(self, assisted: bool) -> tuple[Any, bool]:
         """(a fresh policy for the assisted side, whether this side runs transformers' assisted generation): a
@@ -77,18 +97,28 @@ class Workers:
         policy = self._policies() if assisted and self._policies else None
         return policy, assisted and not (policy is not None and policy.plain)
 
-    def _run_side(self, side: str) -> None:
+    def _threads(self) -> int:
+        """The torch threads a side runs on (all of the machine's in a sequential CPU race)."""
+        return self.threads_per_side or torch.get_num_threads()
+
+    def _run_side(self, side: str, after: Callable[[], None] | None = None) -> None:
+        """Run one side; `after` (the check of a kept run) runs once the side has ended, before its Done event, so
+        the race's result includes it."""
         assisted = side == "assisted"
         policy, drafting = self._drafts(assisted)
         self.policy = policy if assisted else self.policy
         streamer = TraceStreamer(side, assisted, self.emit, undrafted=assisted and not drafting)
         self.streamers[side] = streamer
+        failed = False
         try:
             use_threads(self.threads_per_side)
             if self.seed is not None:
                 torch.manual_seed(self.seed)
+            meter = CpuShare(self._threads())
             self._generate(policy, drafting, streamer)
+            self.cpu_shares[side] = meter.share()
         except BaseException as exc:  # reported to the reader; the worker never dies silently
+            failed = True
             message, expected = describe_error(exc, self.setup)
             if not expected:
                 log.exception("%s generation failed", side)
@@ -96,7 +126,10 @@ class Workers:
             if isinstance(exc, torch.cuda.OutOfMemoryError) and torch.cuda.is_available():
                 torch.cuda.empty_cache()
         finally:
-            self.emit(DoneEvent(side, time.perf_counter() - streamer.start, self.stop_event.is_set()))
+            done = DoneEvent(side, time.perf_counter() - streamer.start, self.stop_event.is_set())
+            if after is not None and not (failed or done.stopped):
+                after()
+            self.emit(done)
 
     def _generate(self, policy: Any, drafting: bool, streamer: TraceStreamer | None = None, **limits: Any) -> None:
         """One generate() call that the race's stop event ends; a drafting call is traced to `streamer` and its
@@ -110,22 +143,41 @@ class Workers:
                 model.generate(**kwargs)
 
     def _warm_up(self) -> None:
+        """Warm up both sides (8 tokens each); a race of a kept plain run warms up only the assisted side: plain is
+        checked after the race, on a target the assisted side has just warmed (docs/DESIGN.md §5.16)."""
         use_threads(MACHINE_THREADS if not self.threads_per_side else self.threads_per_side)
-        for assisted in (False, True):
+        for assisted in (False, True) if self.kept is None else (True,):
             if self.stop_event.is_set():
                 return
             self._generate(*self._drafts(assisted), max_new_tokens=WARMUP_TOKENS)
-            if not assisted and self.kept is not None:
-                self._check_kept(self.kept)
 
     def _check_kept(self, kept: KeptRun) -> None:
-        """Time a few plain steps now and keep `kept` only if its steps took the same (docs/DESIGN.md §5.16)."""
-        clock = StepClock()
-        self._generate(None, False, clock, max_new_tokens=PROBE_TOKENS + 1)
-        self.kept_check = check_kept(kept.token_times, clock.times, time.time() - kept.recorded_at)
+        """After the assisted side: time a few plain steps now and compare them with the kept run's
+        (docs/DESIGN.md §5.16). A kept run that is not true any more makes this race no measurement and is dropped,
+        so the next race times plain again. A failure of the probe counts as a failed check, not as the race's."""
+        clock, meter = StepClock(), CpuShare(self._threads())
+        try:
+            use_threads(self.threads_per_side)
+            self._generate(None, False, clock, max_new_tokens=PROBE_TOKENS + 1)
+            self.cpu_shares["probe"] = meter.share()
+            self.kept_check = check_kept(kept.token_times, clock.times, time.time() - kept.recorded_at)
+        except BaseException as exc:  # noqa: BLE001 - the check failed, the race did not
+            self.kept_check = failed_check(describe_error(exc, self.setup)[0], time.time() - kept.recorded_at)
         if not self.kept_check.reused:
-            log.info("kept plain run not reused: %s", self.kept_check.reason)
-            self.kept = None
+            self.stale = kept
+            log.info("kept plain run dropped: %s", self.kept_check.reason)
+
+    def conditions(self) -> Conditions | None:
+        """The two sides' measured shares of the CPU (docs/DESIGN.md §5.16): a kept run's share when it was recorded,
+        else plain's now; judged on a CPU only (on a GPU the share of a waiting thread says little). None in a
+        concurrent race (one process time for both sides)."""
+        if not self.sequential:
+            return None
+        plain = self.kept.cpu_share if self.kept is not None else self.cpu_shares.get("baseline")
+        if plain is None and self.kept is not None:
+            plain = self.cpu_shares.get("probe")
+        return Conditions(CPU_SHARE, plain, self.cpu_shares.get("assisted"),
+                          judged=str(self.setup.device).startswith("cpu"))
 
     def _run_sequential(self) -> None:
         try:
@@ -138,11 +190,12 @@ class Workers:
                 self.emit(ErrorEvent(side, message))
                 self.emit(DoneEvent(side, 0.0, self.stop_event.is_set()))
             return
-        if self.kept is not None:
-            self._replay_kept(self.kept)
+        kept = self.kept
+        if kept is not None:
+            self._replay_kept(kept)
         else:
             self._run_side("baseline")
-        self._run_side("assisted")
+        self._run_side("assisted", after=(lambda: self._check_kept(kept)) if kept is not None else None)
 
     def _replay_kept(self, kept: KeptRun) -> None:
         """The kept plain run as the baseline side's events (the reader decodes them as it did the first time)."""
@@ -155,6 +208,8 @@ class Workers:
         self.verify_cost = calibrate(self.setup, self.threads_per_side)  # measured once per model and thread count
         self._policies = policy_factory(self.setup, self.verify_cost, self.threads_per_side)
         self.kept = kept if self.sequential else None
+        if self.kept is not None and too_old(time.time() - self.kept.recorded_at):
+            self.kept_check, self.kept = too_old(time.time() - self.kept.recorded_at), None
         if self.sequential:
             self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
         else:

@@ -8,7 +8,7 @@ import math
 from typing import Any, Sequence
 
 from ..bench.results import BenchResult
-from ..bench.stats import cells, overall
+from ..bench.stats import cells, measured, overall
 from ..bench.suite import order_categories
 from .charts import DASHES, MARKERS, PALETTE, axis_ticks, frame, legend, marker, scale, svg, text
 from ..core.words import t
@@ -38,7 +38,13 @@ def series_label(key: tuple[str, Any], knob: str | None) -> str:
 
 
 def heat_cell(x: float, y: float, cw: float, ch: float, c: dict[str, Any], name: str) -> list[str]:
-    """One heatmap cell: the coloured box (its hover title gives spread and races) and the median speedup."""
+    """One heatmap cell: the coloured box (its hover title gives spread and races) and the median speedup; a cell
+    with no race that is a measurement is grey and says so."""
+    if c["speedup_median"] is None:
+        tip = t("bench.plot.heat_none_tip", name=name, runs=c["runs"])
+        return [f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="#eeeeee" stroke="#cccccc">'
+                f'<title>{esc(tip)}</title></rect>',
+                text(x + cw / 2 - 1, y + ch / 2 + 4, t("bench.unmeasured_short"), "middle", 11, "normal", "#444444")]
     fill, ink = heat_colour(c["speedup_median"])
     mark = " \u2605" if c["best"] else (" \u25bc" if c["loss"] else "")
     tip = t("bench.plot.heat_tip", name=name, median=f"{c['speedup_median']:.2f}", low=f"{c['speedup_min']:.2f}",
@@ -101,7 +107,7 @@ def positions_svg(result: BenchResult, max_positions: int = 16) -> str:
 
 def scatter_svg(result: BenchResult) -> str:
     """Speedup (y) against acceptance rate (x), one dot per race; the dashed line is 1x."""
-    knob, rows = result.settings.get("sweep_knob"), result.rows
+    knob, rows = result.settings.get("sweep_knob"), [r for r in result.rows if measured(r)]  # measurements only
     keys = series_keys(rows)
     top_speed = max([1.5, *(r["speedup"] for r in rows)])
     ys = axis_ticks(0.0, top_speed * 1.05, 5)
@@ -132,7 +138,8 @@ def sweep_svg(result: BenchResult) -> str | None:
     if not knob or not result.rows:
         return None
     points = [(o["preset"], o["sweep_value"], o["speedup_median"], o["predicted_median"]) for o in overall(result.rows)
-              if o["sweep_value"] is not None]  # a regret sweep's cost-aware rows have no length
+              if o["sweep_value"] is not None and o["speedup_median"] is not None]  # a regret sweep's cost-aware
+    # rows have no length; a value with no measured race has no speedup
     if not points:
         return None
     values = sorted({p[1] for p in points})

@@ -8,8 +8,9 @@ from typing import Any, Sequence
 
 from .bench_plots import heatmap_svg, positions_svg, scatter_svg, sweep_svg
 from ..bench.results import BenchResult
+from ..bench.stats import left_out
 from ..bench.suite import order_categories
-from ..core.words import t
+from ..core.words import t, translate
 from .html import esc
 
 
@@ -71,9 +72,18 @@ def progress_html(progress: Any, total: int, elapsed: float) -> str:
             f'{esc(eta)}</div></div>')
 
 
+def _left_out(n: int) -> str:
+    """The mark of races left out of a figure because they were not a measurement (app/race/verdict.py)."""
+    return (f' <span class="bench-left-out" title="{esc(t("bench.left_out_tip"))}">'
+            f'{esc(t("bench.left_out", n=n))}</span>') if n else ""
+
+
 def _cell(c: dict[str, Any] | None) -> str:
     if c is None:
         return '<td class="bench-none">\u2013</td>'
+    if c["speedup_median"] is None:  # no race of this cell was a measurement
+        return (f'<td class="bench-none" title="{esc(t("bench.left_out_tip"))}">{esc(t("bench.unmeasured_short"))}'
+                f'{_left_out(c["left_out"])}</td>')
     classes = ["num"] + (["bench-best"] if c["best"] else []) + (["bench-loss"] if c["loss"] else [])
     mark = f' <span class="bench-mark" title="{esc(t("bench.best_tip"))}">\u2605</span>' if c["best"] else ""
     loss = (f' <span class="bench-mark" title="{esc(t("bench.loss_tip"))}">\u25bc {esc(t("bench.loss"))}</span>'
@@ -81,7 +91,8 @@ def _cell(c: dict[str, Any] | None) -> str:
     acceptance = t("bench.na") if c["acceptance_median"] is None else format(c["acceptance_median"], ".0%")
     tip = t("bench.cell_tip", runs=c["runs"], identical=c["identical_runs"], acceptance=acceptance)
     return (f'<td class="{" ".join(classes)}" title="{esc(tip)}"><b>{c["speedup_median"]:.2f}x</b>{mark}{loss}'
-            f'<span class="bench-spread">{c["speedup_min"]:.2f}\u2013{c["speedup_max"]:.2f}</span></td>')
+            f'<span class="bench-spread">{c["speedup_min"]:.2f}\u2013{c["speedup_max"]:.2f}</span>'
+            f'{_left_out(c["left_out"])}</td>')
 
 
 def leaderboard_html(result: BenchResult) -> str:
@@ -100,13 +111,28 @@ def leaderboard_html(result: BenchResult) -> str:
         geo_cls = " bench-loss" if geo is not None and geo < 1 else ""
         identical = f"{o['identical_runs']}/{o['runs']}"
         body.append(f'<tr><th scope="row">{esc(name)}<span>{esc(o["method"])}</span></th>{cols}'
-                    f'<td class="num{geo_cls}"><b>{esc(t("bench.na")) if geo is None else f"{geo:.2f}x"}</b></td>'
+                    f'<td class="num{geo_cls}"><b>{esc(t("bench.na")) if geo is None else f"{geo:.2f}x"}</b>'
+                    f'{_left_out(o["left_out"])}</td>'
                     f'<td class="num{"" if o["identical_runs"] == o["runs"] else " bench-loss"}">{identical}</td></tr>')
     return (f'<div class="bench-card"><div class="bench-card-title">{esc(t("bench.board_title"))} '
             f'<span>{esc(t("bench.board_key"))}</span></div>'
             f'<div class="plan-scroll"><table class="bench-table"><thead><tr><th>{esc(t("bench.col.preset"))}</th>'
             f'{head}<th>{esc(t("bench.col.overall"))}<span>{esc(t("bench.col.geomean"))}</span></th>'
-            f'<th>{esc(t("bench.col.identical"))}</th></tr></thead><tbody>{"".join(body)}</tbody></table></div></div>')
+            f'<th>{esc(t("bench.col.identical"))}</th></tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+            f'{left_out_html(result)}</div>')
+
+
+def left_out_html(result: BenchResult) -> str:
+    """Which races the leaderboard left out because they were not a measurement, and why (each race's one verdict's
+    reason, app/race/verdict.py); empty when none was."""
+    rows = left_out(result.rows)
+    if not rows:
+        return ""
+    items = "".join(f"<li>{esc(r['preset'])} \u00b7 {esc(r['category'])} \u00b7 {esc(r['prompt_id'])}: "
+                    f"{esc(translate(r.get('verdict_reason') or ''))}</li>" for r in rows[:8])
+    more = f"<li>{esc(t('bench.left_out_more', n=len(rows) - 8))}</li>" if len(rows) > 8 else ""
+    return (f'<div class="bench-note bench-left-out-note"><b>{esc(t("bench.left_out_note", n=len(rows)))}</b>'
+            f'<ul>{items}{more}</ul></div>')
 
 
 def plots_html(result: BenchResult) -> tuple[str, str, str]:
@@ -132,6 +158,8 @@ def _fmt(value: Any, kind: str = "") -> str:
 def _cell_text(value: Any, kind: str, key: str) -> str:
     if key == "identical" and isinstance(value, bool):
         return t("bench.yes") if value else t("bench.no")
+    if key == "verdict":
+        return t(f"bench.verdict.{value}") if value else "\u2013"
     return _fmt(value, kind)
 
 
@@ -141,7 +169,7 @@ RUN_COLUMNS: Sequence[tuple[str, str, str]] = (
     ("repeat", "rep", ""), ("baseline_tokens_per_second", "plain tok/s", ""),
     ("assisted_tokens_per_second", "assisted tok/s", ""), ("speedup", "speedup", "x"),
     ("acceptance_rate", "accepted", "%"), ("mean_accepted_length", "tokens / pass", ""),
-    ("predicted_speedup", "Theorem 3.8", "x"), ("identical", "identical", ""))
+    ("predicted_speedup", "Theorem 3.8", "x"), ("identical", "identical", ""), ("verdict", "verdict", ""))
 
 
 def runs_html(result: BenchResult, newest: int = 300) -> str:
@@ -153,9 +181,12 @@ def runs_html(result: BenchResult, newest: int = 300) -> str:
     head = "".join(f"<th>{esc(t('bench.run_col.' + key))}</th>" for key, _, _ in columns)
     rows = []
     for r in reversed(result.rows[-newest:]):
-        cls = ' class="bench-loss"' if r["speedup"] < 1 else ""
-        cells = "".join(f"<td{cls if key == 'speedup' else ''}>{esc(_cell_text(r[key], kind, key))}</td>"
-                        for key, _, kind in columns)
+        kind_of = r.get("verdict")  # the race's one verdict (app/race/verdict.py); None in an older file
+        cls = (' class="bench-unmeasured"' if kind_of == "unmeasured" else
+               ' class="bench-loss"' if (kind_of == "loss" or kind_of is None and r["speedup"] < 1) else "")
+        tip = f' title="{esc(translate(r.get("verdict_reason") or ""))}"' if r.get("verdict_reason") else ""
+        cells = "".join(f"<td{cls + tip if key in ('speedup', 'verdict') else ''}>"
+                        f"{esc(_cell_text(r.get(key), kind, key))}</td>" for key, _, kind in columns)
         rows.append(f"<tr>{cells}</tr>")
     return (f'<div class="plan-scroll"><table class="bench-table bench-runs"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')

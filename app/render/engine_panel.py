@@ -10,9 +10,9 @@ from typing import Any
 from ..engine.result import EngineRace
 from ..engine.rounds import COUNTS, PER_STEP, TOTALS
 from .figures import card_html
-from ..core.words import t
+from ..core.words import t, translate
 from .html import esc
-from .why_panel import positions_html, speedup_words
+from .why_panel import mode_label, positions_html, speedup_words
 
 #: The words' key of each source of the statuses (app/engine/rounds.py).
 SOURCES = {PER_STEP: "engine.source.per_step", COUNTS: "engine.source.counts", TOTALS: "engine.source.totals"}
@@ -51,7 +51,8 @@ def engine_cards_html(race: EngineRace) -> str:
 
 
 def engine_verdict(race: EngineRace) -> str:
-    """The engine race's why sentence: how many drafts it accepted, its own decode speedup and the arena's."""
+    """The engine race's why sentence: how many drafts it accepted, its own decode speedup and the arena's, and when
+    the race's one verdict (app/race/verdict.py) reads it as level or as no measurement, why."""
     r = race.result
     drafted = sum(x.drafted for x in r.assisted.rounds)
     accepted = sum(x.accepted for x in r.assisted.rounds)
@@ -59,7 +60,10 @@ def engine_verdict(race: EngineRace) -> str:
     head = (t("engine.verdict_accepted", accepted=accepted, drafted=drafted, share=f"{accepted / drafted:.0%}")
             if drafted else t("engine.verdict_none"))
     own = t("engine.verdict_own", ratio=f"{ratio:.2f}") if ratio is not None else ""
-    return t("engine.verdict", head=head, own=own, speedup=f"{r.speedup:.2f}")
+    verdict = r.verdict
+    said = {"level": "engine.verdict_level", "unmeasured": "engine.verdict_unmeasured"}.get(verdict.kind)
+    tail = " " + t(said, reason=translate(verdict.reason)) if said else ""
+    return t("engine.verdict", head=head, own=own, speedup=f"{verdict.speedup:.2f}") + tail
 
 
 def _ms(side: dict[str, Any], key: str) -> float | None:
@@ -97,10 +101,11 @@ def engine_why_html(race: EngineRace) -> str:
     rounds), and where the time went on the engine's own clock; no draft/verify split, which the engine does not
     report."""
     r = race.result
-    words, kind = speedup_words(r.speedup, r.verdict)
+    words, kind = speedup_words(r.verdict)
+    how = f'{esc(race.engine.get("name", "engine"))} \u00b7 {esc(mode_label("sequential", r.verdict.measured))}'
     return (f'<div class="why why-{kind}" role="region" aria-label="{esc(t("why.aria"))}">'
             f'<div class="why-head"><span class="why-speed speed-{kind}">{esc(words)}</span>'
-            f'<span class="why-mode">{esc(race.engine.get("name", "engine"))} \u00b7 {esc(t("why.mode.sequential"))}</span></div>'
+            f'<span class="why-mode">{how}</span></div>'
             f'<div class="why-verdict">{esc(engine_verdict(race))}</div>'
             f'<div class="why-figs"><div class="why-fig">{positions_html(r, None)}</div>'
             f'<div class="why-fig">{engine_time_html(race)}</div></div></div>')

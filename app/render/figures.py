@@ -54,16 +54,27 @@ def badge_html(result: RaceResult | None, lossless: bool = True) -> str:
             f'<span class="badge-why">{esc(why)}</span>')
 
 
+def verdict_lead(verdict: Any) -> str | None:
+    """What a speedup's card says before its note, from the race's one verdict: 'slower than plain decoding', 'level:
+    <why>', 'not a measurement: <why>', or None for a win."""
+    reason = translate(verdict.reason)
+    return {"loss": t("figures.slower"), "level": t("figures.level", reason=reason),
+            "unmeasured": t("figures.unmeasured", reason=reason)}.get(verdict.kind)
+
+
 def speed_card(result: RaceResult | None, label: str, note: str, cls: str) -> str:
-    """The speedup card in the race's own verdict (app/race/trust.py): a slowdown in colour ('speed-loss') and words,
-    level or not a measurement with the reason."""
+    """The speedup card in the race's one verdict (app/race/verdict.py) and nothing else: a slowdown in colour
+    ('speed-loss') and words, level with its reason, not a measurement struck through with its reason (and not
+    labelled as measured). A race of both at once is a show: its card says so in its own note."""
     if result is None:
         return card_html("\u2013", label, note, f"stat-speedup {cls}")
     verdict = result.verdict
-    reason = translate(verdict.reason)
-    lead = {"loss": t("figures.slower"), "even": t("figures.level", reason=reason),
-            "unmeasured": reason}.get(verdict.kind)
-    return card_html(f"{result.speedup:.2f}\u00d7", label, f"{lead} \u00b7 {note}" if lead else note,
+    if result.mode != "sequential":
+        return card_html(f"{verdict.speedup:.2f}\u00d7", label, note, f"stat-speedup {cls} speed-show")
+    lead = verdict_lead(verdict)
+    if not verdict.measured:
+        label = t("figures.sequential_unmeasured")
+    return card_html(f"{verdict.speedup:.2f}\u00d7", label, f"{lead} \u00b7 {note}" if lead else note,
                      f"stat-speedup {cls} speed-{verdict.kind}")
 
 

@@ -117,7 +117,9 @@ def _who(plan: Plan) -> str:
 
 
 def headline_html(plan: Plan) -> str:
-    """alpha (both ways), c with its spread, best gamma, predicted speedup and the alpha-vs-c verdict."""
+    """alpha (both ways), c with its spread, best gamma, predicted speedup and the plan's one verdict. A measured plan
+    heads with the hardware-adjusted best gamma and speedup (what this machine pays for; the verdict below reads
+    them), with Theorem 3.8's own figure on the line under it."""
     if plan.measurement:
         stats = _measured_stats(plan)
     elif plan.engine:
@@ -125,15 +127,23 @@ def headline_html(plan: Plan) -> str:
     else:
         stats = [_stat(t("plan.stat.alpha_given"), f"{plan.alpha:.3f}", t("plan.stat.alpha_given_note")),
                  _stat(t("plan.stat.c_given"), f"{plan.c:.4f}", t("plan.stat.c_given_note"))]
-    stats.append(_stat(t("plan.stat.best_gamma"), str(plan.best_gamma), t("plan.stat.best_gamma_note"),
-                       "plan-stat-gamma"))
-    stats.append(_stat(t("plan.stat.speedup"), f"{plan.predicted_speedup:.2f}x",
-                       t("plan.stat.speedup_note", alpha=f"{plan.alpha:.3f}", c=f"{plan.c:.4f}"), "plan-stat-speedup"))
-    hw_line = ""
-    if hw := plan.hardware_adjusted:
+    hw = plan.hardware_adjusted
+    if hw:  # the headline's best gamma is the one this hardware pays for, as the verdict and the advice read it
+        stats.append(_stat(t("plan.stat.best_gamma"), str(hw.best_gamma),
+                           t("plan.stat.best_gamma_hw_note", c=f"{hw.c_effective:.4f}"), "plan-stat-gamma"))
+        stats.append(_stat(t("plan.stat.speedup"), f"{hw.predicted_speedup:.2f}x",
+                           t("plan.stat.speedup_note", alpha=f"{plan.alpha:.3f}", c=f"{hw.c_effective:.4f}"),
+                           "plan-stat-speedup"))
         hw_line = '<div class="plan-hw">' + _e(t(
-            "plan.hardware_line", slope=f"{hw.verify_slope.value:.3f}", c=f"{hw.c_effective:.4f}",
-            gamma=hw.best_gamma, speedup=f"{hw.predicted_speedup:.2f}")) + "</div>"
+            "plan.theory_line", slope=f"{hw.verify_slope.value:.3f}", c=f"{plan.c:.4f}", gamma=plan.best_gamma,
+            speedup=f"{plan.predicted_speedup:.2f}")) + "</div>"
+    else:
+        stats.append(_stat(t("plan.stat.best_gamma"), str(plan.best_gamma), t("plan.stat.best_gamma_note"),
+                           "plan-stat-gamma"))
+        stats.append(_stat(t("plan.stat.speedup"), f"{plan.predicted_speedup:.2f}x",
+                           t("plan.stat.speedup_note", alpha=f"{plan.alpha:.3f}", c=f"{plan.c:.4f}"),
+                           "plan-stat-speedup"))
+        hw_line = ""
     mode = "measured" if plan.measured else "calculator"
     return (f'<div class="plan-headline">{_who(plan)}<div class="plan-stats">{"".join(stats)}</div>'
             f'{final_html(plan)}{hw_line}'
@@ -220,6 +230,15 @@ def predicted_text(run: CheckRun) -> str:
     return t("plan.check.predicted", speedup=f"{run.predicted_speedup:.2f}", adjusted=f"{run.predicted_adjusted:.2f}")
 
 
+def _measured_cell(run: CheckRun) -> str:
+    """A check setting's measured speedup, or, when its races were not a measurement (their one verdict,
+    app/race/verdict.py), the figure struck through with why."""
+    if run.measured:
+        return f"<b>{run.measured_speedup:.2f}x</b>"
+    reason = t("figures.unmeasured", reason=translate(run.verdict.reason))
+    return f'<s title="{_e(reason)}">{run.measured_speedup:.2f}x</s> {_e(t("bench.unmeasured_short"))}'
+
+
 def check_html(plan: Plan) -> str:
     """Predicted vs measured speedup for the constant best gamma, the default schedule (and the adjusted gamma)."""
     if plan.engine:
@@ -229,7 +248,7 @@ def check_html(plan: Plan) -> str:
         return empty_html(t("plan.check.empty_title"),
                           t("plan.check.skipped") if plan.measured else t("plan.check.empty"))
     rows = "".join(
-        f"<tr><td>{_e(translate(r.label))}</td><td class='num'><b>{r.measured_speedup:.2f}x</b></td>"
+        f"<tr><td>{_e(translate(r.label))}</td><td class='num'>{_measured_cell(r)}</td>"
         f"<td class='num'>{_e(predicted_text(r))}</td><td class='num'>{r.modelled_speedup or 0:.2f}x</td>"
         f"<td class='num'>{alpha_text(r.observed.value)}</td>"
         f"<td>{_e(t('plan.check.identical') if r.identical else t('plan.check.differs'))}</td></tr>"

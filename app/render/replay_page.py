@@ -10,7 +10,8 @@ from ..core.sources import short_name
 from ..race.methods import METHODS
 from ..race.result import RaceResult
 from ..core.words import language, t, translate
-from .figures import badge_html, mode_words, card_html, race_cards, round_times, rounds_chart_html, ttft_card
+from .figures import (badge_html, mode_words, card_html, race_cards, round_times, rounds_chart_html, ttft_card,
+                      verdict_lead)
 from .html import esc
 from .hardware import versions_text, when_text
 from .panes import legend_html, subtitles
@@ -18,6 +19,7 @@ from .player import JS, REPLAY_BOOT, SPEEDS
 from .race_data import recorded_data
 from .replay_tab import html_t, machine_words
 from .style import REPLAY_CSS as CSS
+from .why_panel import why_words
 from ..replay.tracefile import Trace
 
 
@@ -78,16 +80,21 @@ def final_figures_html(trace: Trace) -> str:
     r = trace.result
     label, note = mode_words(r.mode)
     lossless = METHODS[r.method].lossless if r.method in METHODS else True
-    cards = [card_html(f"{r.speedup:.2f}\u00d7", t("replay.page.speedup", mode=label), note, "stat-speedup"),
+    verdict = r.verdict  # the race's one verdict, as saved with it (app/race/verdict.py)
+    lead = verdict_lead(verdict) if r.mode == "sequential" else None
+    if r.mode == "sequential" and not verdict.measured:
+        label = t("why.mode.sequential_unmeasured")
+    cards = [card_html(f"{verdict.speedup:.2f}\u00d7", t("replay.page.speedup", mode=label),
+                       f"{lead} \u00b7 {note}" if lead else note, f"stat-speedup speed-{verdict.kind}"),
              *race_cards(r), card_html(f"{r.baseline.tokens_per_second:.1f} / {r.assisted.tokens_per_second:.1f}",
                                        t("replay.page.rates"), t("replay.page.sides")), ttft_card(r)]
-    verdict = (f'<div class="verdict"><b>{esc(t("replay.page.why"))}</b> {esc(translate(trace.verdict))}</div>'
-               if trace.verdict else "")
+    why = why_words(r.why) if r.why is not None else translate(trace.verdict or "")
+    explained = f'<div class="verdict"><b>{esc(t("replay.page.why"))}</b> {esc(why)}</div>' if why else ""
     return (f'<section class="card stats" id="stats" aria-label="{esc(t("replay.page.figures_aria"))}">'
             f'<div class="card-title">{esc(t("replay.page.figures_title"))}</div>'
             f'<div class="final-wait">{esc(t("replay.page.final_wait"))}</div>'
             f'<div class="final" data-mode="{esc(r.mode)}"><div class="badges">{badge_html(r, lossless)}</div>'
-            f'<div class="stats-grid">{"".join(cards)}</div>{verdict}</div></section>')
+            f'<div class="stats-grid">{"".join(cards)}</div>{explained}</div></section>')
 
 
 def _facts(trace: Trace) -> list[tuple[str, str]]:

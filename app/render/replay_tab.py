@@ -8,7 +8,7 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.words import t, table, translate
 from ..replay.gallery import Entry, Gallery, load_gallery
-from .figures import mode_words
+from .why_panel import mode_label
 from .hardware import when_text
 from ..replay.tracefile import Trace
 from .html import esc
@@ -51,9 +51,10 @@ def title_words(entry: Entry) -> str:
 def recording_status(trace: Trace, name: str) -> str:
     """The line above the player that says it is a recording, of what, where and when."""
     r = trace.result
+    verdict = r.verdict  # the recorded race's one verdict (app/race/verdict.py)
     return status_html(t("replay.recording", name=name, preset=r.preset, when=when_text(trace.recorded_at),
-                         machine=machine_words(trace.environment), speedup=f"{r.speedup:.2f}",
-                         mode=mode_words(r.mode)[0]), "info")
+                         machine=machine_words(trace.environment), speedup=f"{verdict.speedup:.2f}",
+                         mode=mode_label(r.mode, verdict.measured)), "info")
 
 
 def safe_gallery() -> tuple[Gallery | None, str]:
@@ -67,7 +68,7 @@ def safe_gallery() -> tuple[Gallery | None, str]:
 #: What "as expected" means for each purpose a gallery prompt was picked for ("intended" in the index).
 INTENTS = {"win": "faster", "lose": "slower"}
 #: The gallery's outcomes (app/replay/gallery.py OUTCOMES) -> the suffix of their words' keys.
-OUTCOME_KEYS = {"faster": "win", "slower": "loss", "about the same": "even", "not a measurement": "unmeasured"}
+OUTCOME_KEYS = {"faster": "win", "slower": "loss", "level with plain": "level", "not a measurement": "unmeasured"}
 
 
 def outcome_text(speedup: float, outcome: str, intended: str) -> str:

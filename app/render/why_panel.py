@@ -8,20 +8,24 @@ from typing import Any
 from ..core.words import t, translate
 from ..race.methods import METHODS
 from ..race.result import RaceResult
-from ..race.stats import speedup_verdict
 from .html import esc
 
 #: Draft positions shown in the acceptance-by-position bars.
 MAX_POSITIONS = 16
 
 
-def speedup_words(speedup: float, verdict: Any = None) -> tuple[str, str]:
-    """('1.77× faster', 'win') / ('0.81× — slower than plain', 'loss') / ('1.00× — level with plain', 'even') /
-    ('10.40× — not a measurement', 'unmeasured'), in the current language. verdict: the race's own
-    (app/race/trust.py ``Verdict``), which reads a gap inside its noise, or a race with no draft, as level; without
-    it, the fixed band of ``speedup_verdict``."""
-    kind = verdict.kind if verdict is not None else speedup_verdict(speedup)
-    return t(f"why.speed.{kind}", speedup=f"{speedup:.2f}"), kind
+def speedup_words(verdict: Any) -> tuple[str, str]:
+    """('1.77× faster', 'win') / ('0.81× — slower than plain', 'loss') / ('1.00× — level with plain', 'level') /
+    ('10.40× — not a measurement', 'unmeasured'), in the current language, from the race's one verdict
+    (app/race/verdict.py ``Verdict``: its kind and its speedup) and nothing else."""
+    return t(f"why.speed.{verdict.kind}", speedup=f"{verdict.speedup:.2f}"), verdict.kind
+
+
+def why_words(why: Any) -> str:
+    """The explanation of a race in the current language: each of its sentences translated on its own (so no
+    template can match across two of them), or its whole text where a saved race has no sentences."""
+    sentences = getattr(why, "sentences", None) or []
+    return " ".join(translate(s) for s in sentences) if sentences else translate(why.verdict)
 
 
 #: Below this break-even acceptance drafting costs about nothing here: any accepted draft pays.
@@ -114,20 +118,23 @@ def _copy_note(result: RaceResult, why: Any) -> str:
     return f'<div class="why-note why-copy">{esc(note + more)}</div>'
 
 
-def mode_label(mode: str) -> str:
-    """How a race was run, in words: 'measured sequentially' or 'concurrent race'."""
-    return t("why.mode.sequential" if mode == "sequential" else "why.mode.concurrent")
+def mode_label(mode: str, measured: bool = True) -> str:
+    """How a race was run, in words: 'measured sequentially', 'run sequentially' (a sequential race that is no
+    measurement) or 'concurrent race'."""
+    if mode != "sequential":
+        return t("why.mode.concurrent")
+    return t("why.mode.sequential" if measured else "why.mode.sequential_unmeasured")
 
 
 def why_panel_html(result: RaceResult | None) -> str:
     """The panel for a finished race (an empty hint before the first)."""
     if result is None or result.why is None:
         return f'<div class="why why-empty">{esc(t("why.empty"))}</div>'
-    why = result.why
-    words, kind = speedup_words(result.speedup)
+    why, verdict = result.why, result.verdict
+    words, kind = speedup_words(verdict)
     return (f'<div class="why why-{kind}" role="region" aria-label="{esc(t("why.aria"))}">'
             f'<div class="why-head"><span class="why-speed speed-{kind}">{esc(words)}</span>'
-            f'<span class="why-mode">{esc(mode_label(result.mode))}</span></div>'
-            f'<div class="why-verdict">{esc(translate(why.verdict))}</div>'
+            f'<span class="why-mode">{esc(mode_label(result.mode, verdict.measured))}</span></div>'
+            f'<div class="why-verdict">{esc(why_words(why))}</div>'
             f'<div class="why-figs"><div class="why-fig">{positions_html(result, why.break_even_acceptance)}</div>'
             f'<div class="why-fig">{_time_html(result, why)}{_numbers_html(result, why)}</div></div></div>')

@@ -9,20 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
-from ..race.stats import speedup_verdict
 from .tracefile import Trace, load_trace
 
 GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
 INDEX = "index.json"
 MAX_INDEX_BYTES = 200_000
-OUTCOMES = {"win": "faster", "loss": "slower", "even": "about the same", "unmeasured": "not a measurement"}
+#: The recorded race's one verdict (app/race/verdict.py), by kind, in the index's words.
+OUTCOMES = {"win": "faster", "loss": "slower", "level": "level with plain", "unmeasured": "not a measurement"}
+#: An older index's word for a level race.
+OLD_OUTCOMES = {"about the same": "level with plain"}
 
 
-def outcome_of(speedup: float, verdict: Any = None) -> str:
-    """"faster", "slower", "about the same" or "not a measurement" for a measured speedup: the race's own verdict
-    (app/race/trust.py: level inside its noise or when nothing was drafted) when given, else the fixed band of
-    speedup_verdict."""
-    return OUTCOMES[verdict.kind if verdict is not None else speedup_verdict(speedup)]
+def outcome_of(verdict: Any) -> str:
+    """"faster", "slower", "level with plain" or "not a measurement": the recorded race's one verdict, in words."""
+    return OUTCOMES[verdict.kind]
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,8 @@ def _entry(raw: Any, i: int) -> Entry:
     file = values["file"]
     if Path(file).name != file or not file.endswith(".json") or file == INDEX:
         raise ArenaError(f"{INDEX}: races.{i}.file must be a .json file name in the gallery folder, got {file!r}")
-    return Entry(**{**values, "speedup": float(values["speedup"])})
+    outcome = OLD_OUTCOMES.get(values["outcome"], values["outcome"])
+    return Entry(**{**values, "outcome": outcome, "speedup": float(values["speedup"])})
 
 
 def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
@@ -88,7 +89,8 @@ def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
         raise ArenaError(f"The gallery index {INDEX} cannot be read ({type(exc).__name__}).") from None
     if not isinstance(data, dict) or not isinstance(data.get("races"), list):
         raise ArenaError(f"The gallery index {INDEX} must be an object with a list of races.")
-    entries = tuple(_entry(r, i) for i, r in enumerate(data["races"]))
+    # a recorded race that is not a measurement is no gallery entry (docs/DESIGN.md §5.16)
+    entries = tuple(e for e in (_entry(r, i) for i, r in enumerate(data["races"])) if e.outcome != OUTCOMES["unmeasured"])
     return Gallery(entries, bool(data.get("provisional", True)), str(data.get("note") or ""), folder)
 
 
@@ -104,5 +106,5 @@ def entry_for(trace: Trace, file: str, intended: str, title: str) -> Entry:
     """The index entry of a recorded `trace` saved as `file`."""
     r = trace.result
     return Entry(file=file, preset=r.preset, intended=intended, title=title,
-                 outcome=outcome_of(r.speedup, r.verdict), speedup=round(r.speedup, 3), mode=r.mode,
+                 outcome=outcome_of(r.verdict), speedup=round(r.verdict.speedup, 3), mode=r.mode,
                  recorded_at=trace.recorded_at, device_name=str(trace.environment.get("device_name") or ""))

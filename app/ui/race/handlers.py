@@ -76,20 +76,20 @@ def plain_provenance(result: RaceResult) -> str:
 
 
 def finished_status(result: RaceResult) -> str:
-    """The status line of a race that ended normally: the speedup in the race's own verdict's words (a gap inside
-    its noise reads as level, a speedup its rounds cannot explain as not a measurement), and for a fair race when
-    plain ran (docs/DESIGN.md §5.16)."""
+    """The status line of a race that ended normally, in the race's one verdict's words (app/race/verdict.py): a gap
+    inside its noise reads as level, a race that is no measurement says why; for a fair race, when plain ran
+    (docs/DESIGN.md §5.16)."""
     verdict = result.verdict
-    words, kind = speedup_words(result.speedup, verdict)
+    words, kind = speedup_words(verdict)
     if result.mode != "sequential":
         how = t("race.how_show")
     elif kind == "unmeasured":
-        how = translate(verdict.reason)
+        how = translate(verdict.reason)  # the words already say "not a measurement"
     elif result.preset == ENGINE_PRESET:
         how = t("race.how_engine")
     else:
         how = t("race.how_measured", provenance=plain_provenance(result))
-    level = f"; {translate(verdict.reason)}" if kind == "even" else ""
+    level = f"; {translate(verdict.reason)}" if kind == "level" else ""
     key = "race.finished_fair" if result.mode == "sequential" else "race.finished_both"
     return status_html(t(key, tokens=result.assisted.new_tokens, words=words, level=level, how=how),
                        "loss" if kind in ("loss", "unmeasured") else "ok")
