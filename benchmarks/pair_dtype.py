@@ -74,7 +74,8 @@ def main() -> None:
             same += sum(r.identical for r in runs)
             total += len(runs)
             print(f"  {name} {p.id}: " + ", ".join(f"{r.baseline.tokens_per_second:.2f}/{r.assisted.tokens_per_second:.2f}"
-                                                    f" tok/s {r.speedup:.2f}x{'' if r.identical else ' DIVERGED'}"
+                                                    f" tok/s {r.speedup:.2f}x ({r.verdict.kind})"
+                                                    f"{'' if r.identical else ' DIVERGED'}"
                                                     for r in runs), flush=True)
         rows.append((name, load, statistics.median(plain), statistics.median(assisted), geomean(speedups), same, total,
                      peak_gb()))

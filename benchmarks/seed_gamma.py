@@ -72,7 +72,8 @@ def measure(preset_id: str, prompts: list[str], tokens: int, settings: list[int 
                 per[s].append(r)
                 rounds = r.assisted.rounds
                 print(f"  prompt {i + 1} gamma {s}: plain {r.baseline.tokens_per_second:.2f} tok/s, assisted "
-                      f"{r.assisted.tokens_per_second:.2f} tok/s, {r.speedup:.2f}x, identical {r.identical}", flush=True)
+                      f"{r.assisted.tokens_per_second:.2f} tok/s, {r.speedup:.2f}x ({r.verdict.kind}), identical {r.identical}",
+                      flush=True)
                 rows[s]["drafted"].append(sum(x.drafted for x in rounds))
                 rows[s]["accepted"].append(sum(x.accepted for x in rounds))
                 rows[s]["identical"].append(r.identical)

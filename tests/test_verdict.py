@@ -11,7 +11,7 @@ import pytest
 
 from app.bench.stats import cells, left_out, make_row, overall
 from app.bench.suite import SuitePrompt
-from app.cli.race import stats_line
+from app.cli.race_text import stats_line
 from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
 from app.race.trust import CPU_SHARE, MEASURE_LIMIT, PLAIN_STEP, Conditions
 from app.race.verdict import MEASURED, Verdict, pooled
