@@ -84,7 +84,8 @@ def geometric_mean(values: Iterable[float]) -> float | None:
 
 def cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One cell per (preset, sweep value, category) in first-seen order: runs, medians, min-max spread, identical
-    runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` < 1x. Speedup figures
+    runs; ``best`` marks the highest median speedup of a category (per sweep value), ``loss`` a median below 1x whose
+    races were mostly judged a loss (:func:`_is_loss`). Speedup figures
     come from the races that are a measurement only (``measured_runs``; ``left_out`` the others, whose figures say
     nothing): a cell with none has no speedup (None)."""
     groups: dict[tuple, list[dict[str, Any]]] = {}
@@ -107,9 +108,21 @@ def cells(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                     "assisted_tps_median": _r(_median(r["assisted_tokens_per_second"] for r in good), 3),
                     "predicted_median": _r(_median(r["predicted_speedup"] for r in rs)),
                     "identical_runs": sum(bool(r["identical"]) for r in rs),
-                    "loss": middle is not None and middle < 1.0, "best": False})
+                    "loss": _is_loss(middle, good), "best": False})
     _mark_best(out)
     return out
+
+
+def _is_loss(middle: float | None, good: Sequence[dict[str, Any]]) -> bool:
+    """A cell reads as a loss when its median is below 1x and most of its measured races were judged a loss by their
+    own verdict (app/race/verdict.py), so a 1.00x whose races were all level is never marked slower; rows of older
+    files without a verdict fall back to the median alone."""
+    if middle is None or middle >= 1.0:
+        return False
+    kinds = [r.get("verdict") for r in good]
+    if any(k is None for k in kinds):
+        return True
+    return sum(k == "loss" for k in kinds) * 2 > len(kinds)
 
 
 def _mark_best(cell_list: list[dict[str, Any]]) -> None:
