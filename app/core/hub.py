@@ -147,9 +147,9 @@ def unknown_model(spec: str) -> ArenaError:
         offline = [p.id for p in load_presets().values() if p.runs_offline]
     except ArenaError:
         offline = []
-    return ArenaError(f"Could not load '{spec}': it is not an installed package model or local folder, and the "
-                      "Hugging Face hub could not provide it (no network access, or the id is misspelled). "
-                      f"Offline presets that run here: {', '.join(offline) or 'none'}.")
+    return ArenaError(f"Could not load '{spec}': not an installed package model or local folder, and the Hugging "
+                      "Face hub could not provide it (no network, or a misspelled id). "
+                      f"Offline presets here: {', '.join(offline) or 'none'}.")
 
 
 def gated(repo_id: str, status: int) -> ArenaError:

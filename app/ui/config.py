@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep at most this many GB of model weights per device; least recently used models "
                              "are dropped (default: 60%% of this machine's memory, or of the GPU's)")
     parser.add_argument("--max-model-gb", type=float, default=None,
-                        help="refuse hub models with more GB of weights than this, checked before any download "
-                             "(default: the memory budget)")
+                        help="refuse models with more GB of weights than this: hub models before any download, "
+                             "the packaged Qwen pair before loading (default: the memory budget)")
     parser.add_argument("--public", action=argparse.BooleanOptionalAction, default=None,
                         help="treat the page as reachable by strangers: lower work budget, a time limit on the "
                              "benchmark, one job per visitor (default: on with --share or on a Space)")
