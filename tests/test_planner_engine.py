@@ -113,8 +113,9 @@ def test_an_engine_that_drafts_nothing_leaves_no_alpha_to_measure(engine_pair, m
 
 
 def test_the_work_budget_is_counted_before_anything_runs(engine_pair):
-    with pytest.raises(ArenaError, match="engine plan would generate about 40 tokens"):
-        _requests(engine_pair, ["a", "b"], limits=Limits(work_tokens=30), max_new_tokens=10)
+    # one race (10 tokens a side, the warm-ups and the plain probe: 46) fits in 60; the two prompts' plan does not
+    with pytest.raises(ArenaError, match="engine plan would generate about 92 tokens"):
+        _requests(engine_pair, ["a", "b"], limits=Limits(work_tokens=60), max_new_tokens=10)
     assert engine_pair[0].requests == engine_pair[1].requests == []
 
 
@@ -206,6 +207,6 @@ def test_the_plan_api_plans_on_an_engine_within_the_servers_budget(engine_tab, e
     assert plan["engine"]["name"] == "llama.cpp" and plan["mode"] == "measured"
     before = list(engine_pair[0].requests)
     config = UIConfig(endpoints=(EngineTarget("fake", engine_pair[0].url, engine_pair[1].url),), work_budget_tokens=1000)
-    with pytest.raises(gr.Error, match=re.escape("This engine plan would generate about 1,024 tokens")):
+    with pytest.raises(gr.Error, match=re.escape("This engine plan would generate about 1,082 tokens")):
         list(PlannerHandlers(config, None).make_endpoint()(preset="engine:fake", prompts="a\nb", max_new_tokens=256))
     assert engine_pair[0].requests == before  # refused before any request

@@ -25,6 +25,8 @@ NEAR_TIE = 0.25
 def top_two(model: Any, input_ids: torch.Tensor, prefix: list[int]) -> tuple[list[tuple[int, float]], torch.Tensor]:
     """([(token id, probability)] * 2, the whole distribution) of `model`'s next token after `input_ids` (1, n) and
     `prefix` (token ids), in one forward pass, probabilities in float32."""
+    import torch
+
     ids = torch.cat([input_ids, torch.tensor([prefix], dtype=input_ids.dtype, device=input_ids.device)], dim=1)
     with torch.no_grad():
         logits = model(ids).logits[0, -1].float()
