@@ -16,13 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
-import resource, time
+import time
 from app.core.loader import MODEL_CACHE, LoadOptions
+from app.core.machine import peak_memory_bytes
 start = time.perf_counter()
 for spec in {specs!r}:
     MODEL_CACHE.get_model(spec, LoadOptions(dtype={dtype!r}))
     MODEL_CACHE.get_tokenizer(spec)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+peak = (peak_memory_bytes() or 0) / 1e9
 print(f"{{time.perf_counter() - start:.2f}} {{peak:.2f}}")
 """
 

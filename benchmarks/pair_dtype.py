@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
-import resource
 import statistics
 import time
 
+from app.bench.stats import geometric_mean
 from app.bench.suite import BUILTIN_SUITE, load_suite, select
 from app.core.loader import MODEL_CACHE
+from app.core.machine import peak_memory_bytes
 from app.core.presets import get_preset
 from app.core.requests import Limits, RaceRequest
 from app.race.lifecycle import run_race
@@ -33,14 +33,6 @@ VARIANTS = {
     "float32": {"dtype": "float32", "float32_logits": False},
 }
 
-
-def peak_gb() -> float:
-    """This process's peak resident memory (GB; ru_maxrss is in KiB on Linux)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
-
-
-def geomean(values: list[float]) -> float:
-    return math.exp(statistics.fmean(math.log(max(v, 1e-9)) for v in values))
 
 
 def main() -> None:
@@ -77,8 +69,8 @@ def main() -> None:
                                                     f" tok/s {r.speedup:.2f}x ({r.verdict.kind})"
                                                     f"{'' if r.identical else ' DIVERGED'}"
                                                     for r in runs), flush=True)
-        rows.append((name, load, statistics.median(plain), statistics.median(assisted), geomean(speedups), same, total,
-                     peak_gb()))
+        rows.append((name, load, statistics.median(plain), statistics.median(assisted), geometric_mean(speedups), same, total,
+                     (peak_memory_bytes() or 0) / 1e9))
     print("\n| variant | first load in process (s) | plain tok/s | assisted tok/s | speedup | identical | peak RSS (GB) |")
     print("|---|---|---|---|---|---|---|")
     for name, load, pl, asst, sp, same, total, peak in rows:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
+from app.bench.stats import geometric_mean
 from app.bench.suite import BUILTIN_SUITE, load_suite, select
 from app.core.parts import known_params
 from app.core.presets import get_preset
@@ -44,9 +44,6 @@ def gammas_arg(text: str) -> list[int]:
         return list(range(low, high + 1))
     return [int(x) for x in text.split(",")]
 
-
-def geomean(values: list[float]) -> float:
-    return math.exp(statistics.fmean(math.log(v) for v in values)) if values else float("nan")
 
 
 def race_setting(preset_id: str, prompt: str, tokens: int, gamma: int | str) -> Any:
@@ -81,7 +78,7 @@ def measure(preset_id: str, prompts: list[str], tokens: int, settings: list[int 
             rows[s]["speedup"].append(statistics.median(r.speedup for r in per[s]))
             rows[s]["plain"].append(statistics.median(r.baseline.tokens_per_second for r in per[s]))
             rows[s]["assisted"].append(statistics.median(r.assisted.tokens_per_second for r in per[s]))
-    return {s: {"speedup": geomean(v["speedup"]), "plain": statistics.median(v["plain"]),
+    return {s: {"speedup": geometric_mean(v["speedup"]), "plain": statistics.median(v["plain"]),
                 "assisted": statistics.median(v["assisted"]),
                 "alpha": sum(v["accepted"]) / sum(v["drafted"]) if sum(v["drafted"]) else None,
                 "identical": all(v["identical"])} for s, v in rows.items()}

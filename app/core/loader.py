@@ -80,9 +80,6 @@ def resolve_dtype(name: str, device: str) -> torch.dtype:
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
 
 
-_DTYPE_BYTES = {torch.float32: 4, torch.bfloat16: 2, torch.float16: 2}
-
-
 def check_weights_fit(specs: dict[str, str | None], dtype_name: str, max_bytes: int | None) -> None:
     """ArenaError (one line) when the models whose size is known before loading (multi-part package models,
     app/core/parts.py) need more bytes of weights in `dtype_name` than `max_bytes` (the launch's limit: a share link's
@@ -90,11 +87,12 @@ def check_weights_fit(specs: dict[str, str | None], dtype_name: str, max_bytes: 
     if max_bytes is None:
         return
     dtype = resolve_dtype(dtype_name, default_device())
-    sizes = {role: n * _DTYPE_BYTES.get(dtype, 4) for role, spec in specs.items() if (n := known_params(spec))}
+    sizes = {role: n * dtype.itemsize for role, spec in specs.items() if (n := known_params(spec))}
     total = sum(sizes.values())
     if total > max_bytes:
         parts = " + ".join(f"{role} {size / 1e9:.1f} GB" for role, size in sizes.items())
-        raise ArenaError(f"These models need about {total / 1e9:.1f} GB of weights in {str(dtype)[6:]} ({parts}); "
+        dtype_name = str(dtype).replace("torch.", "")
+        raise ArenaError(f"These models need about {total / 1e9:.1f} GB of weights in {dtype_name} ({parts}); "
                          f"this server allows {max_bytes / 1e9:.1f} GB: pick a smaller preset.")
 
 
@@ -178,6 +176,20 @@ def _quantization_config(kind: str, device: str):
 _CONVERTED_DTYPES = ("float32", "bfloat16", "float16")
 
 
+def _write_folder(folder: Path, write: Callable[[Path], Any]) -> None:
+    """Fill `folder` by `write`-ing into a temporary folder beside it that is renamed into place when whole, so an
+    interrupted conversion leaves nothing that looks finished (two processes may convert at once)."""
+    tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}-{threading.get_ident()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        write(tmp)
+        shutil.rmtree(folder, ignore_errors=True)
+        tmp.rename(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _is_converted(folder: Path) -> bool:
     return (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file()
 
@@ -197,10 +209,8 @@ def _convert_gguf(source: Source, progress: Progress | None, dtype: torch.dtype 
         size_mb = (Path(source.path) / (source.gguf_file or "")).stat().st_size / 1e6
         progress(f"Converting {source.gguf_file} ({size_mb:.0f} MB) to {dtype_name} once (about "
                  f"{max(15, round(size_mb / 10, -1)):.0f} s on two cores); later loads take seconds")
-    tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}-{threading.get_ident()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+
+    def write(tmp: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(source.path, gguf_file=source.gguf_file, dtype=dtype)
         tokenizer = AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file)
         # transformers refuses to save a model that remembers its GGUF quantizer; the weights
@@ -210,11 +220,8 @@ def _convert_gguf(source: Source, progress: Progress | None, dtype: torch.dtype 
             del model.config.quantization_config
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        del model
-        shutil.rmtree(folder, ignore_errors=True)
-        tmp.rename(folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+
+    _write_folder(folder, write)
     return folder
 
 
@@ -236,13 +243,7 @@ def tokenizer_folder(source: Source, progress: Progress | None = None) -> str:
     if not (folder / "tokenizer_config.json").is_file():
         from transformers import AutoTokenizer
 
-        tmp = folder.with_name(folder.name + f".tmp-{os.getpid()}-{threading.get_ident()}")
-        try:
-            AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file).save_pretrained(tmp)
-            shutil.rmtree(folder, ignore_errors=True)
-            tmp.rename(folder)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        _write_folder(folder, AutoTokenizer.from_pretrained(source.path, gguf_file=source.gguf_file).save_pretrained)
     return str(folder)
 
 

@@ -215,11 +215,16 @@ def apply_template(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeout
 
 
 def count_prompt(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> int:
-    """The prompt's length in tokens as the server counts it (POST /tokenize, special tokens added as /completion
-    adds them), before anything is generated."""
+    """The prompt's length in tokens as the server counts it (:func:`tokenize`), before anything is generated."""
+    return len(tokenize(endpoint, prompt, timeouts))
+
+
+def tokenize(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> list[Any]:
+    """The prompt's token ids as the server makes them (POST /tokenize, special tokens added as /completion adds
+    them); ArenaError when the answer holds no token list."""
     data = request_json(endpoint, "POST", "/tokenize", {"content": prompt, "add_special": True}, timeouts)
     if isinstance(data, dict) and isinstance(data.get("tokens"), list):
-        return len(data["tokens"])
+        return data["tokens"]
     raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /tokenize gave no tokens.")
 
 
@@ -228,11 +233,9 @@ def top_two(endpoint: Endpoint, prompt: str, prefix: list[int],
     """The target's two likeliest next tokens after `prompt` and the token ids `prefix`: [(id, text, probability)]
     from one /completion of one token with ``n_probs`` 2, the prompt sent as token ids (so the prefix is exact) and
     probabilities from the raw logits (temperature 1, no truncation; ``post_sampling_probs`` off)."""
-    data = request_json(endpoint, "POST", "/tokenize", {"content": prompt, "add_special": True}, timeouts)
-    if not isinstance(data, dict) or not isinstance(data.get("tokens"), list):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /tokenize gave no tokens.")
-    body = {"prompt": [*data["tokens"], *prefix], "n_predict": 1, "n_probs": 2, "temperature": 1.0, "top_k": 0,
-            "top_p": 1.0, "min_p": 0.0, "seed": 0, "cache_prompt": False, "post_sampling_probs": False}
+    body = {"prompt": [*tokenize(endpoint, prompt, timeouts), *prefix], "n_predict": 1, "n_probs": 2,
+            "temperature": 1.0, "top_k": 0, "top_p": 1.0, "min_p": 0.0, "seed": 0, "cache_prompt": False,
+            "post_sampling_probs": False}
     out = request_json(endpoint, "POST", "/completion", body, timeouts)
     try:
         top = out["completion_probabilities"][0]["top_logprobs"]

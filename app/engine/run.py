@@ -272,6 +272,15 @@ class EngineRun:
         self._publish(race)
         return race
 
+    def _top_two(self, endpoint: Endpoint, prefix: list[int]) -> list[tuple[int, str, float]] | None:
+        """The engine's top two after the prompt and `prefix`, or None when it cannot say: an explanation after a
+        finished race never turns the race into a failure (a server without ``n_probs`` is logged, not fatal)."""
+        try:
+            return self.engine.top_two(endpoint, self.setup.prompt_text, prefix, self.request.timeouts)
+        except ArenaError as exc:
+            log.info("%s: no top two from %s for the divergence (%s)", self.label, endpoint.shown, exc)
+            return None
+
     def _divergence(self, result: RaceResult) -> dict[str, Any] | None:
         """Where the greedy texts of the two servers first differ: the served target's top two there, asked of both
         servers (app/race/divergence.py); None when they agree, one ended early, or the engine cannot say."""
@@ -280,8 +289,8 @@ class EngineRun:
             return None
         prefix, r = result.baseline.token_ids[:at], self.request
         assisted_endpoint, plain_endpoint = r.target.endpoints()
-        tops = {name: self.engine.top_two(endpoint, self.setup.prompt_text, prefix, r.timeouts)
-                for name, endpoint in (("plain", plain_endpoint), ("assisted", assisted_endpoint))}
+        tops = {name: self._top_two(endpoint, prefix) for name, endpoint in (("plain", plain_endpoint),
+                                                                            ("assisted", assisted_endpoint))}
         if tops["plain"] is None:
             return None
 
