@@ -104,9 +104,12 @@ def explain_divergence(setup: RaceSetup, result: RaceResult) -> RaceResult:
     if (at is None or result.errors or result.stopped or result.do_sample or result.prefix_only
             or not setup.method.lossless):
         return result
-    with setup.tokenizers.borrow() as tok:
-        result.divergence = explain(setup.target.model, tok, setup.input_ids, result.baseline.token_ids,
-                                    result.assisted.token_ids, at)
+    try:
+        with setup.tokenizers.borrow() as tok:
+            result.divergence = explain(setup.target.model, tok, setup.input_ids, result.baseline.token_ids,
+                                        result.assisted.token_ids, at)
+    except (RuntimeError, ValueError) as exc:  # e.g. out of memory: the explanation never fails a finished race
+        log.warning("no divergence explanation for this race: %s", exc)
     return result
 
 
