@@ -304,6 +304,7 @@ def test_exports_are_pruned_by_count_and_age(tmp_path):
 def test_download_cells_are_inert():
     assert md_cell("a|b") == "a\\|b" and "<" not in md_cell("<img src=x onerror=alert(1)>")
     assert md_cell("[x](javascript:alert(1))").startswith("\\[x\\]") and "\n" not in md_cell("a\nb")
+    assert md_cell("the engine's machine") == "the engine's machine"  # a reason in a bench summary reads as written
     for formula in ("=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)"):
         assert csv_cell(formula) == "'" + formula
     assert csv_cell(-2.5) == -2.5 and csv_cell("plain") == "plain"
