@@ -2,7 +2,7 @@
 
     python -m benchmarks.fuzz [--api 1500] [--cli 2000] [--clients 4]
 
-Same machinery as ``tests/test_fuzz.py`` (``tests/fuzzing.py``): the API through gradio_client against the app
+Same machinery as ``tests/ui/test_fuzz.py`` (``tests/fuzzing.py``): the API through gradio_client against the app
 launched in-process as a share link would be (hub ids only, 16 new tokens at most; the offline prompt-lookup
 preset races for real), the command line in-process on the tiny test models. Prints, for each, the inputs
 tried, clean errors, results, tracebacks and hangs (both must be 0), the first problems if any, and the time.

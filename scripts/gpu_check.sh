@@ -57,8 +57,8 @@ EOF
 
 step "Tiny-model tests on CUDA (the loader places models on cuda when a GPU is visible)"
 timeout "$(within 300)" "$PY" -m pytest -q -p no:cacheprovider -m "not slow and not browser" -x \
-  tests/test_tiny_models.py tests/test_engine_methods.py tests/test_hooks.py tests/test_runner.py \
-  tests/test_reliability.py tests/test_measure.py || fail "tiny-model tests on CUDA"
+  tests/core/test_tiny_models.py tests/race/test_engine_methods.py tests/race/test_hooks.py tests/race/test_runner.py \
+  tests/race/test_reliability.py tests/planner/test_measure.py || fail "tiny-model tests on CUDA"
 
 step "Concurrent race, both sides on one GPU: tokens/s and peak memory"
 timeout "$(within 180)" "$PY" -m benchmarks.gpu_check race || fail "concurrent race on the GPU"

@@ -18,7 +18,7 @@ if [ "${1:-}" = "--dev" ]; then
       echo "note: install Chromium and a CJK font (Debian packages 'chromium' and 'fonts-noto-cjk') for the browser tests" >&2
     fi
   fi
-  # axe-core, pinned in tests/axe/package-lock.json, for the contrast test (tests/test_contrast_browser.py)
+  # axe-core, pinned in tests/axe/package-lock.json, for the contrast test (tests/ui/test_contrast_browser.py)
   if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
   fi

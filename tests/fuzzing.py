@@ -1,6 +1,6 @@
 """Fuzzing the app as a hostile user would: the API through gradio_client and the command line in-process.
 
-Shared by ``tests/test_fuzz.py`` (derandomised, a few hundred inputs in CI) and ``benchmarks/fuzz.py``
+Shared by ``tests/ui/test_fuzz.py`` (derandomised, a few hundred inputs in CI) and ``benchmarks/fuzz.py``
 (more inputs). Every input must end as a clean one-line error or a result; the counts are
 
 * ``tried``: inputs sent;
@@ -39,7 +39,7 @@ from tests.app_server import launched
 
 PRESETS = tuple(load_presets())
 #: The presets a fuzz input may race: all but those whose models need gigabytes (the offline Qwen pair loads 5 GB and
-#: races at a few tokens a second; tests/test_offline_pair.py races it on purpose).
+#: races at a few tokens a second; tests/race/test_offline_pair.py races it on purpose).
 RACEABLE = tuple(p.id for p in load_presets().values() if not known_params(p.target))
 CONTRACT = {"preset", "method", "target", "assistant", "mode", "do_sample", "device", "baseline", "assisted",
             "speedup", "identical", "first_divergence"}

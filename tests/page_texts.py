@@ -1,5 +1,5 @@
 """The texts a visitor sees on the page in headless Chromium, and which of them read as English: what the language
-tests of every tab share (tests/test_languages_browser.py, and the Planner, Benchmark and Replay tabs' browser tests).
+tests of every tab share (tests/ui/test_languages_browser.py, and the Planner, Benchmark and Replay tabs' browser tests).
 No pytest or playwright imports: a function takes the Playwright page it reads."""
 
 from __future__ import annotations

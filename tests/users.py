@@ -1,5 +1,5 @@
 """Users of the running page through gradio_client: the (preset, prompt) jobs and one user's race, shared by
-tests/test_ui_users.py and benchmarks/users.py. No pytest imports."""
+tests/ui/test_ui_users.py and benchmarks/users.py. No pytest imports."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ DEFAULT_DTYPE, DEFAULT_CONTEXT_TOKENS, DEFAULT_GPU_MEMORY_GB = "bfloat16", 4096,
 
 #: Numbers of the published config.json files of the drafter-choice article's reference models, used when the
 #: hub cannot be reached (every machine here). Values checked against the article's memory table
-#: in tests/test_memory.py.
+#: in tests/core/test_memory.py.
 REFERENCE_CONFIGS: dict[str, dict[str, Any]] = {
     "HuggingFaceTB/SmolLM-1.7B": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=24,
                                       num_attention_heads=32, num_key_value_heads=32, vocab_size=49152,

@@ -10,7 +10,7 @@
 4. **UAD's drafter probabilities in the pruned head's order** (§7): :func:`fix_uad_logit_order`.
 5. **Gemma 4's greedy drafts go to sampling without logits** (§7): :func:`drop_greedy_draft_logits`.
 
-``tests/test_hooks.py`` fails loudly if the pinned transformers changes underneath this.
+``tests/race/test_hooks.py`` fails loudly if the pinned transformers changes underneath this.
 """
 
 from __future__ import annotations

@@ -20,6 +20,6 @@ def in_background(work: Callable[[], T], name: str, tick: float = TICK) -> Gener
     ``job.result()`` return the final value).
     """
     # Gradio stores a job's generator, where /cancel finds it, only once a step has returned: a cancel during the
-    # first step would drop it unclosed, so the work starts after a first, empty step (tests/test_hostile.py).
+    # first step would drop it unclosed, so the work starts after a first, empty step (tests/ui/test_hostile.py).
     yield None
     return (yield from run_streaming(work, lambda _: None, tick, name, always=True))

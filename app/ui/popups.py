@@ -1,6 +1,6 @@
 """The page's popups: every ``gr.Error``, ``gr.Warning`` and ``gr.Info`` text passes through here, and so through the
 renderer's one escaping point for popups (app/render/html.py ``popup_text``; docs/DESIGN.md §4.5). Nothing else in
-the app builds one (tests/test_popups.py holds that).
+the app builds one (tests/ui/test_popups.py holds that).
 
 A refusal is escaped only where it is drawn as HTML: an event of the page (a button, a box, a page load) shows its
 error as a popup, while a named API endpoint (``/race``, ``/measure``, ``/plan``, and so every MCP tool) has no

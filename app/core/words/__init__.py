@@ -1,6 +1,6 @@
 """Every word a visitor reads, in English, Korean and Indonesian (docs/DESIGN.md §4.10): one folder per language
 (``en/``, ``ko/``, ``id/``), each holding the same JSON files of keys (one per surface: ``race.json``,
-``planner.json``, ...) with the same keys and the same ``{placeholders}``, checked by tests/test_words_tables.py;
+``planner.json``, ...) with the same keys and the same ``{placeholders}``, checked by tests/core/test_words_tables.py;
 Korean and Indonesian also hold ``messages*.json`` (see :func:`translate`) and ``presets.json``
 (app/render/preset_words.py).
 

@@ -25,9 +25,9 @@ from app.ui.race.api import parameters
 from app.ui.visitors import BUSY
 from tests import chromium, page_client
 from tests.app_server import held_races, launched
+from tests.helpers import ROOT
 from tests.fakes import named, upload
 
-ROOT = Path(__file__).resolve().parents[1]
 #: The probe's payload: an SVG link that gradio's popup sanitiser keeps live.
 SVG = "<svg width=2000 height=2000><a href=javascript:alert(origin)><rect width=2000 height=2000 fill-opacity=0>"
 IMG = "<img src=x onerror=alert(1)>"

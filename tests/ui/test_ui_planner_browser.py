@@ -1,8 +1,8 @@
 """The Planner tab end to end in headless Chromium against ``python app.py`` (no model is loaded).
 
-Same setup as tests/test_ui_browser.py (Debian's /usr/bin/chromium, the playwright package; skipped
+Same setup as tests/ui/test_ui_browser.py (Debian's /usr/bin/chromium, the playwright package; skipped
 without them unless CI is set). The README's planner picture, after a measurement,
-is taken by tests/test_page_fits_browser.py.
+is taken by tests/ui/test_page_fits_browser.py.
 """
 
 from __future__ import annotations

@@ -85,8 +85,8 @@ def test_save_trace_with_json_round_trips(recorded):
 
 
 def test_replay_events_equal_the_race(recorded):
-    """The page's player draws the race's own tokens, statuses and times (its drawing: tests/test_player_browser.py
-    and tests/test_replay_browser.py)."""
+    """The page's player draws the race's own tokens, statuses and times (its drawing: tests/render/test_player_browser.py
+    and tests/ui/test_replay_browser.py)."""
     printed, path = recorded
     trace = load_trace(path)
     sides = embedded_race(replay_html(trace))["sides"]

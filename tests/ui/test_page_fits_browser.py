@@ -7,8 +7,8 @@ no uppercased header turns α into a capital, and the Race tab fits as well in K
 labels on one line). Each result is also checked for contrast (axe-core, light
 and dark) and photographed at 1440 and 390 px; ARENA_UPDATE_SCREENSHOTS=1 copies the pictures to assets/.
 
-The offline prompt-lookup preset with a few tokens keeps it short. Same setup as tests/test_ui_browser.py and
-tests/test_contrast_browser.py (skipped without Chromium, playwright or axe-core unless CI is set).
+The offline prompt-lookup preset with a few tokens keeps it short. Same setup as tests/ui/test_ui_browser.py and
+tests/ui/test_contrast_browser.py (skipped without Chromium, playwright or axe-core unless CI is set).
 """
 
 from __future__ import annotations

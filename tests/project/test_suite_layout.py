@@ -52,7 +52,7 @@ def _checks(fn: ast.FunctionDef, helpers: set[str], nodes=ast.walk) -> bool:
 
 def _functions() -> dict[Path, list[ast.FunctionDef]]:
     return {p: [n for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)]
-            for p in sorted(TESTS.glob("*.py"))}
+            for p in sorted(TESTS.rglob("*.py"))}
 
 
 def test_nothing_edits_sys_path():
@@ -76,21 +76,24 @@ def _imported(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def test_tests_do_not_import_the_benchmarks():
-    found = [f"{path.name}:{line} {name}" for path in sorted(TESTS.glob("*.py")) for line, name in _imported(path)
+    found = [f"{path.relative_to(TESTS)}:{line} {name}" for path in sorted(TESTS.rglob("*.py"))
+             for line, name in _imported(path)
              if name.split(".")[0] == "benchmarks"]
     assert not found, found
 
 
 def _is_test_module(name: str) -> bool:
-    """Whether the dotted `name` is a test module or something in one: tests.test_x(.y), or test_x(.y) itself."""
+    """Whether the dotted `name` is a test module or something in one: tests.floor.test_x(.y), tests.test_x(.y), or
+    test_x(.y) itself."""
     parts = name.split(".")
-    return parts[0].startswith("test_") or (parts[0] == "tests" and len(parts) > 1 and parts[1].startswith("test_"))
+    return any(part.startswith("test_") for part in parts[:1] + (parts[1:] if parts[0] == "tests" else []))
 
 
 def test_no_test_module_imports_another():
     """A test module imports helper modules (tests/helpers.py, tests/chromium.py, ...) but never a test_*.py, at any
     depth: what two test modules share lives in a helper module (a fixture: conftest.py)."""
-    found = [f"{path.name}:{line} {name}" for path in sorted(TESTS.glob("*.py")) for line, name in _imported(path)
+    found = [f"{path.relative_to(TESTS)}:{line} {name}" for path in sorted(TESTS.rglob("*.py"))
+             for line, name in _imported(path)
              if _is_test_module(name)]
     assert not found, found
 
@@ -115,3 +118,14 @@ def test_every_test_checks_something():
     idle = [f"{path.name}:{fn.lineno} {fn.name}" for path, fns in _functions().items() for fn in fns
             if fn.name.startswith("test_") and not _checks(fn, helpers, _always)]
     assert not idle, idle
+
+
+def test_tests_mirror_the_code():
+    """Each test module lives in the folder of the floor it tests (tests/race/ for app/race, ...) or in
+    tests/project/ (the project as a whole); helper modules stay at the top of tests/ (docs/DESIGN.md §9)."""
+    floors = {p.name for p in (ROOT / "app").iterdir() if p.is_dir() and not p.name.startswith("_")} | {"project"}
+    misplaced = [str(p.relative_to(TESTS)) for p in TESTS.rglob("test_*.py")
+                 if "node_modules" not in p.parts and (len(p.relative_to(TESTS).parts) != 2 or p.parent.name not in floors)]
+    assert not misplaced, misplaced
+    for folder in {p.parent for p in TESTS.rglob("test_*.py") if "node_modules" not in p.parts}:
+        assert (folder / "__init__.py").is_file(), folder

@@ -23,7 +23,7 @@ PROMPT = "the cat likes the red ball every day. the dog"
 
 def test_a_hub_preset_races_from_the_command_line(local_hub, tmp_path):
     """`python -m app race --preset drafter` downloads SmolLM-1.7B and SmolLM-135M (tiny stand-ins) from the local
-    hub, pinned with --revision, and races them (one process: a cached load is tested in tests/test_hub.py)."""
+    hub, pinned with --revision, and races them (one process: a cached load is tested in tests/core/test_hub.py)."""
     local_hub.reset()
     sha = local_hub.repos["HuggingFaceTB/SmolLM-1.7B"].refs["main"]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING", "TRANSFORMERS_OFFLINE"))}

@@ -1,8 +1,8 @@
 """The Benchmark tab end to end in headless Chromium against ``python app.py``: upload a one-prompt suite, run it
 on the offline prompt-lookup preset (SmolLM2, 8 tokens), and see the leaderboard, the plots and the downloads.
 
-Same setup as tests/test_ui_browser.py (skipped without Chromium and playwright unless CI is set). Writes a
-screenshot to the test's tmp folder (the README's is taken by tests/test_page_fits_browser.py).
+Same setup as tests/ui/test_ui_browser.py (skipped without Chromium and playwright unless CI is set). Writes a
+screenshot to the test's tmp folder (the README's is taken by tests/ui/test_page_fits_browser.py).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_benchmark_tab_runs_a_suite_in_the_browser(page, tmp_path):
     assert page.locator("#bench-heatmap svg").count() == 1 and page.locator("#bench-positions svg").count() == 1
     expect(page.locator("#bench-files")).to_contain_text("results.json")
     expect(page.locator("#bench-files")).to_contain_text("summary.md")
-    screenshot(page, tmp_path / "screenshot-bench.png", settle_ms=300)  # the README's: tests/test_page_fits_browser.py
+    screenshot(page, tmp_path / "screenshot-bench.png", settle_ms=300)  # the README's: tests/ui/test_page_fits_browser.py
 
 
 def test_a_bad_setting_is_one_line_in_the_tab(page):

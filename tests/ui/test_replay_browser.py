@@ -2,7 +2,7 @@
 server, its controls work, it fits a 390 px phone and a laptop with no horizontal scrolling, and the tab
 plays a gallery race with one click, labelled as a recording.
 
-Needs Debian's chromium and the Python playwright package, like tests/test_ui_browser.py (skipped without
+Needs Debian's chromium and the Python playwright package, like tests/ui/test_ui_browser.py (skipped without
 them, a failure in CI). Screenshots go to a temp folder; ARENA_UPDATE_SCREENSHOTS=1 refreshes the README's.
 """
 

@@ -152,7 +152,7 @@ def test_the_benchmark_tab_refuses_work_over_the_budget(built, monkeypatch):
 
 def test_hub_model_size_is_checked_from_metadata_before_download(monkeypatch):
     """The weights from_pretrained would download are summed from the hub's file metadata (the local hub,
-    tests/test_hub.py, runs the whole path)."""
+    tests/core/test_hub.py, runs the whole path)."""
     import huggingface_hub
 
     from app.core import download
@@ -184,7 +184,7 @@ def test_hub_model_size_is_checked_from_metadata_before_download(monkeypatch):
 
 # ----- visitors, queue, uploads --------------------------------------------------------------------------------------
 def test_a_visitor_is_the_connection_whatever_its_headers_say():
-    """uvicorn has put a trusted proxy's visitor in ``client`` already (tests/test_popups.py); a header alone decides
+    """uvicorn has put a trusted proxy's visitor in ``client`` already (tests/ui/test_popups.py); a header alone decides
     nothing."""
     def request(host, forwarded=None):
         return SimpleNamespace(client=SimpleNamespace(host=host),

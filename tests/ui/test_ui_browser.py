@@ -84,7 +84,7 @@ def test_race_in_the_browser(server, browser, tmp_path):
     assert tips and all(t.startswith("#") and " id " in t for t in tips)  # every token has its tooltip
     assert any("round " in t for t in tips)
     expect(page.locator("#run-btn")).to_be_enabled()
-    screenshot(page, tmp_path / "screenshot-race.png", settle_ms=300)  # the README's: tests/test_page_fits_browser.py
+    screenshot(page, tmp_path / "screenshot-race.png", settle_ms=300)  # the README's: tests/ui/test_page_fits_browser.py
     page.close()
 
 

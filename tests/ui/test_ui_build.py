@@ -223,7 +223,7 @@ def test_legend_lists_every_status():
 
 
 def test_markup_in_every_text_field_is_escaped():
-    """(The panes' tokens are text the player sets with textContent: tests/test_player_browser.py.)"""
+    """(The panes' tokens are text the player sets with textContent: tests/render/test_player_browser.py.)"""
     evil = '<img src=x onerror="alert(1)">'
     for html in (status_html(evil, "error"), rounds_chart_html([Round(1, 1, evil)])):
         assert "<img" not in html

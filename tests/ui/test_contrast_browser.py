@@ -3,7 +3,7 @@ as axe-core's color-contrast rule measures it in headless Chromium, the Replay t
 
 Needs Debian's chromium, the playwright package and axe-core (``bash scripts/setup.sh --dev`` installs it, pinned, into
 tests/axe); skipped without them, a failure in CI. The tab's results after a race, a plan and a benchmark are checked
-by tests/test_page_fits_browser.py.
+by tests/ui/test_page_fits_browser.py.
 """
 
 from __future__ import annotations

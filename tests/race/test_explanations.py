@@ -122,7 +122,7 @@ def test_each_explanation_agrees_with_its_race_as_this_machine_measured_it(measu
 
 
 #: English words no Korean or Indonesian sentence of the verdict or the explanation holds: the browser language test's
-#: list (tests/test_languages_browser.py) and the verdict's own words; the method titles, model names and figures
+#: list (tests/ui/test_languages_browser.py) and the verdict's own words; the method titles, model names and figures
 #: are left aside. Indonesian prose borrows "token" and "per".
 ENGLISH = {"the", "and", "of", "to", "is", "was", "were", "are", "with", "this", "that", "for", "from", "on", "after",
            "when", "each", "its", "it", "runs", "run", "plain", "than", "which", "what", "here", "there", "be", "by",

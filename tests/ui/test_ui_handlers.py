@@ -111,7 +111,7 @@ def test_race_then_measure_fill_in_both_speedups(handlers, frame):
 def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(handlers, frame, monkeypatch):
     """Plain runs first; in the assisted phase the plain pane replays its recorded run from zero (fewer tokens than
     it has, growing); a second fair race on the same prompt and settings races the kept run, whatever the method
-    knobs, and skips plain's run. (Whether a kept run is still true is tests/test_trust.py's: here any probe passes,
+    knobs, and skips plain's run. (Whether a kept run is still true is tests/race/test_trust.py's: here any probe passes,
     so a busy test machine cannot make the kept run stale.)"""
     from app.race import trust
     from app.race.ghosts import GHOSTS

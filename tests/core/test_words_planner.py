@@ -32,7 +32,7 @@ SOURCES = {"app/planner/advice.py": None,
            "app/core/theory.py": {"verdict"},
            "app/ui/planner/handlers.py": {"calculator"}}
 HANGUL = re.compile("[\uac00-\ud7a3]")
-#: English words no Korean or Indonesian sentence of the planner holds (tests/test_languages_browser.py's idea).
+#: English words no Korean or Indonesian sentence of the planner holds (tests/ui/test_languages_browser.py's idea).
 ENGLISH = {"the", "and", "of", "to", "is", "are", "with", "this", "that", "for", "from", "on", "when", "its", "than",
            "which", "what", "be", "by", "or", "an", "as", "at", "not", "only", "draft", "drafter", "target", "plain",
            "measured", "predicted", "faster", "slower", "rounds", "round"}

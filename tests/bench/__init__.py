@@ -1,0 +1,1 @@
+"""Tests of app/bench/ (docs/DESIGN.md §9)."""

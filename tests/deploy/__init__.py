@@ -1,0 +1,1 @@
+"""Tests of app/deploy/ (docs/DESIGN.md §9)."""

@@ -1,0 +1,1 @@
+"""Tests of app/engine/ (docs/DESIGN.md §9)."""

@@ -1,0 +1,1 @@
+"""Tests of app/planner/ (docs/DESIGN.md §9)."""

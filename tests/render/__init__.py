@@ -1,0 +1,1 @@
+"""Tests of app/render/ (docs/DESIGN.md §9)."""

@@ -1,0 +1,1 @@
+"""Tests of app/replay/ (docs/DESIGN.md §9)."""

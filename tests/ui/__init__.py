@@ -1,0 +1,1 @@
+"""Tests of app/ui/ (docs/DESIGN.md §9)."""
