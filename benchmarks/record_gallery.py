@@ -17,7 +17,7 @@ from pathlib import Path
 
 from app.core.requests import Limits
 from app.core.requests import build_request
-from app.replay.gallery import GALLERY_DIR, Entry, entry_for, load_gallery, write_index
+from app.replay.gallery import GALLERY_DIR, GalleryEntry, entry_for, load_gallery, write_index
 from app.replay.tracefile import build_trace, load_trace, save_trace
 
 #: (preset, intended role, title, prompt, knob overrides): prompts chosen to make each method win or lose. On a CPU
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                                        "(the others keep their files)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    entries: dict[str, Entry] = {}
+    entries: dict[str, GalleryEntry] = {}
     if args.only:  # keep the other presets' races
         entries = {e.file: e for e in load_gallery(args.out).entries}
     for preset, intended, title, prompt, overrides in RACES:

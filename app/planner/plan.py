@@ -29,7 +29,7 @@ from .memory import (DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_G
                      memory_or_reason)
 from .timing import VERIFY_K, StepRatio, VerifySlope, timed_verify_slope
 from .types import (Check, CurvePoint, FinalVerdict, GammaTable, HardwareAdjusted, MeasuredPoint, Measurement, Plan,
-                    Verdict)
+                    TheoryVerdict)
 
 
 @dataclass
@@ -81,7 +81,7 @@ def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions
     measured), cost at the predicted speedup."""
     g, s = best_gamma(alpha, c)
     curve = curve_points(alpha, c)
-    theory = Verdict(**verdict(alpha, c, c_spread=c_spread))
+    theory = TheoryVerdict(**verdict(alpha, c, c_spread=c_spread))
     plan = Plan(mode="calculator", alpha=round(alpha, 4), c=round(c, 5), best_gamma=g, predicted_speedup=round(s, 4),
                 speedup_by_gamma={str(p.gamma): p.speedup for p in curve}, curve=curve, verdict=theory,
                 table=GammaTable.of(table_around(alpha, c)),
@@ -149,7 +149,7 @@ def pays(speedup: float) -> str:
     return "no" if speedup < 1 - EVEN_BAND else "level" if speedup <= 1 + EVEN_BAND else "yes"
 
 
-def final_verdict(theory: Verdict, measured: tuple[str, str] | None = None) -> FinalVerdict:
+def final_verdict(theory: TheoryVerdict, measured: tuple[str, str] | None = None) -> FinalVerdict:
     """The plan's one verdict (docs/DESIGN.md §5.16): the measured one when the plan raced (`measured`: whether it
     paid and the sentence saying so), else the prediction's. pays: "yes", "no", "level" or "close" (the timings cannot
     tell); source: "measured" or "predicted". Races that were not a measurement ("unmeasured") decide nothing: the

@@ -29,7 +29,7 @@ class CurvePoint:
 
 
 @dataclass
-class Verdict:
+class TheoryVerdict:
     """The alpha-versus-c check in plain words (app/core/theory.py ``verdict``): whether alpha exceeds c, whether it
     is too close to call from c's measured spread, whether the best gamma beats plain decoding, the gammas slower
     than plain decoding, and the sentence."""
@@ -203,7 +203,7 @@ class Plan:
     predicted_speedup: float
     speedup_by_gamma: dict[str, float]
     curve: list[CurvePoint]
-    verdict: Verdict
+    verdict: TheoryVerdict
     table: GammaTable
     cost: CostSummary
     measured_points: list[MeasuredPoint] = field(default_factory=list)

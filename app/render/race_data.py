@@ -54,10 +54,11 @@ def _r(x: float | None, places: int) -> float | None:
     return None if x is None else round(float(x), places)
 
 
-def token_item(tok: Token, t: float, assisted: bool) -> list:
-    """One token as the player reads it (TOKEN above); a baseline token is always ``target``."""
+def token_item(tok: Token, at: float, assisted: bool) -> list:
+    """One token as the player reads it (TOKEN above; `at`: seconds from its side's start); a plain token is always
+    ``target``."""
     status = tok.status if assisted and (tok.status in STATUSES or tok.status == "pending") else "target"
-    return [tok.id, tok.text, status, _r(t, 4), _r(tok.p_target, 3), _r(tok.p_draft, 3), marker(tok)]
+    return [tok.id, tok.text, status, _r(at, 4), _r(tok.p_target, 3), _r(tok.p_draft, 3), marker(tok)]
 
 
 #: The end-of-text marker as app/race/result.py ``special_label`` writes it (English), and its key.

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.words import t, table, translate
-from ..replay.gallery import Entry, Gallery, load_gallery
+from ..replay.gallery import GalleryEntry, Gallery, load_gallery
 from .why_panel import mode_label
 from .hardware import when_text
 from ..replay.tracefile import Trace
@@ -42,7 +42,7 @@ def machine_words(env: dict[str, Any]) -> str:
              bits=", ".join(b for b in bits if b))
 
 
-def title_words(entry: Entry) -> str:
+def title_words(entry: GalleryEntry) -> str:
     """A gallery race's title in the current language (its own English title where the tables have none)."""
     key = "replay.title." + entry.file.removesuffix(".json")
     return t(key) if key in table("en")["words"] else entry.title

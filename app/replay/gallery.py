@@ -1,5 +1,5 @@
 """The gallery of recorded races: trace files in ``assets/races/`` and their ``index.json``
-(``{"provisional", "note", "races": [Entry fields]}``), written by ``benchmarks/record_gallery.py``."""
+(``{"provisional", "note", "races": [GalleryEntry fields]}``), written by ``benchmarks/record_gallery.py``."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def outcome_of(verdict: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
+class GalleryEntry:
     """One recorded race: `intended` is the role its prompt was chosen for ("win" or "lose"), `outcome` what the
-    sequential measurement found (:func:`outcome_of`), `speedup` assisted over baseline tokens/s."""
+    sequential measurement found (:func:`outcome_of`), `speedup` assisted over plain tokens/s."""
 
     file: str
     preset: str
@@ -45,7 +45,7 @@ class Entry:
 class Gallery:
     """The index: its races in order, whether they are provisional, and a note on how they were recorded."""
 
-    entries: tuple[Entry, ...]
+    entries: tuple[GalleryEntry, ...]
     provisional: bool
     note: str
     folder: Path
@@ -60,11 +60,11 @@ class Gallery:
         return load_trace(self.path(index))
 
 
-def _entry(raw: Any, i: int) -> Entry:
+def _entry(raw: Any, i: int) -> GalleryEntry:
     if not isinstance(raw, dict):
         raise ArenaError(f"{INDEX}: races.{i} must be a JSON object")
     values = {}
-    for name in (f.name for f in fields(Entry)):
+    for name in (f.name for f in fields(GalleryEntry)):
         value = raw.get(name)
         if not isinstance(value, (int, float) if name == "speedup" else str) or isinstance(value, bool):
             raise ArenaError(f"{INDEX}: races.{i}.{name} is missing or has the wrong type")
@@ -73,7 +73,7 @@ def _entry(raw: Any, i: int) -> Entry:
     if Path(file).name != file or not file.endswith(".json") or file == INDEX:
         raise ArenaError(f"{INDEX}: races.{i}.file must be a .json file name in the gallery folder, got {file!r}")
     outcome = OLD_OUTCOMES.get(values["outcome"], values["outcome"])
-    return Entry(**{**values, "outcome": outcome, "speedup": float(values["speedup"])})
+    return GalleryEntry(**{**values, "outcome": outcome, "speedup": float(values["speedup"])})
 
 
 def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
@@ -94,7 +94,7 @@ def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
     return Gallery(entries, bool(data.get("provisional", True)), str(data.get("note") or ""), folder)
 
 
-def write_index(folder: Path | str, entries: list[Entry], provisional: bool, note: str) -> Path:
+def write_index(folder: Path | str, entries: list[GalleryEntry], provisional: bool, note: str) -> Path:
     """Write ``index.json`` for `entries` into `folder`."""
     path = Path(folder) / INDEX
     data = {"provisional": provisional, "note": note, "races": [asdict(e) for e in entries]}
@@ -102,9 +102,9 @@ def write_index(folder: Path | str, entries: list[Entry], provisional: bool, not
     return path
 
 
-def entry_for(trace: Trace, file: str, intended: str, title: str) -> Entry:
+def entry_for(trace: Trace, file: str, intended: str, title: str) -> GalleryEntry:
     """The index entry of a recorded `trace` saved as `file`."""
     r = trace.result
-    return Entry(file=file, preset=r.preset, intended=intended, title=title,
+    return GalleryEntry(file=file, preset=r.preset, intended=intended, title=title,
                  outcome=outcome_of(r.verdict), speedup=round(r.verdict.speedup, 3), mode=r.mode,
                  recorded_at=trace.recorded_at, device_name=str(trace.environment.get("device_name") or ""))

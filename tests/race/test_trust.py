@@ -122,7 +122,7 @@ def test_a_kept_run_recorded_under_load_is_not_reused_once_the_load_is_gone(tiny
 def test_the_planner_says_one_verdict_the_measured_one():
     from app.core.theory import verdict as theory
     from app.planner.plan import final_verdict, plan_from_numbers, projection_note
-    from app.planner.types import Verdict
+    from app.planner.types import TheoryVerdict
     from app.render.plan import cost_html, headline_html
 
     plan = plan_from_numbers(0.55, 0.5)  # in theory alpha exceeds c: 1.01x
@@ -133,7 +133,7 @@ def test_the_planner_says_one_verdict_the_measured_one():
     assert "measured on your prompts" in html and "The prediction from alpha and c said" in html
     close = theory(0.3, 0.32, c_spread=(0.2, 0.5))
     assert close["close"] and "too close to call" in close["text"]
-    assert final_verdict(Verdict(**close)).pays == "close"
+    assert final_verdict(TheoryVerdict(**close)).pays == "close"
     assert not theory(0.8, 0.05, c_spread=(0.04, 0.06))["close"]
     assert projection_note("cuda:0") is None and "measured on cpu" in projection_note("cpu")
     plan.cost.projection = projection_note("cpu")
