@@ -1,10 +1,10 @@
-"""The GPU half of ``scripts/gpu_check.sh``: concurrent races with both sides on one GPU, and a 4-bit load.
+"""The GPU half of ``scripts/gpu_check.sh``: races of both at once, with both sides on one GPU, and a 4-bit load.
 
     python -m benchmarks.gpu_check race   # tiny Llama pair (drafter); SmolLM2 prompt lookup when its package is here
     python -m benchmarks.gpu_check bnb4   # a tiny model loaded 4-bit with bitsandbytes through the app's loader
     python -m benchmarks.gpu_check modes  # concurrent vs fair race, side by side, on held-out prompts (SmolLM2)
 
-Prints the device of each side, tokens/s, the speedup (a concurrent race: a show, docs/DESIGN.md §1) and the
+Prints the device of each side, tokens/s, the speedup (a race of both at once: a show, docs/DESIGN.md §1) and the
 peak GPU memory. Exits 1 with one line when torch sees no CUDA device. Tiny random models give meaningless
 speed figures; they prove the GPU paths work. The SmolLM2 race is the one whose tokens/s mean something.
 """
@@ -32,7 +32,7 @@ def _gpu_or_exit() -> None:
 
 
 def _race(preset, prompt: str) -> None:
-    """One concurrent race: both sides on the same GPU; prints tokens/s and peak memory."""
+    """One race of both at once: both sides on the same GPU; prints tokens/s and peak memory."""
     import threading
 
     from app.core.requests import Limits, RaceRequest
@@ -53,7 +53,7 @@ def _race(preset, prompt: str) -> None:
     assert all(d.startswith("cuda") for d in devices), f"a side ran off the GPU: {devices}"
     print(f"{preset.id:<24} {preset.method:<14} on {', '.join(sorted(devices))}: baseline "
           f"{result.baseline.tokens_per_second:7.1f} tok/s, assisted {result.assisted.tokens_per_second:7.1f} tok/s "
-          f"(speedup {result.speedup:.2f}x, concurrent race), {result.assisted.new_tokens} tokens, identical "
+          f"(speedup {result.speedup:.2f}x, both at once), {result.assisted.new_tokens} tokens, identical "
           f"{result.identical}, peak GPU memory {torch.cuda.max_memory_allocated() / GIB:.3f} GiB")
 
 

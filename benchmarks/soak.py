@@ -2,7 +2,7 @@
 
     python -m benchmarks.soak [--cycles 50] [--preset offline-prompt-lookup] [--tokens-before-stop 3]
 
-Each cycle starts a concurrent race with a long generation, waits for a few tokens, presses stop
+Each cycle starts a race of both at once with a long generation, waits for a few tokens, presses stop
 and joins the workers. Prints the thread count and resident memory after a warm-up cycle and after
 the last cycle, the worst stop latency, and the differences.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check for a lent GPU machine (under 8 minutes): the tiny-model tests on CUDA, one concurrent race with
+# GPU check for a lent GPU machine (under 8 minutes): the tiny-model tests on CUDA, one race of both at once with
 # both sides on one GPU, concurrent vs fair race speedups side by side, a 4-bit bitsandbytes load of a tiny
 # model; prints memory and tokens/s.
 #
@@ -60,8 +60,8 @@ timeout "$(within 300)" "$PY" -m pytest -q -p no:cacheprovider -m "not slow and 
   tests/core/test_tiny_models.py tests/race/test_engine_methods.py tests/race/test_hooks.py tests/race/test_runner.py \
   tests/race/test_reliability.py tests/planner/test_measure.py || fail "tiny-model tests on CUDA"
 
-step "Concurrent race, both sides on one GPU: tokens/s and peak memory"
-timeout "$(within 180)" "$PY" -m benchmarks.gpu_check race || fail "concurrent race on the GPU"
+step "Both at once, both sides on one GPU: tokens/s and peak memory"
+timeout "$(within 180)" "$PY" -m benchmarks.gpu_check race || fail "both at once on the GPU"
 
 step "Concurrent vs fair race on the GPU (median of 3 each, held-out prompts)"
 timeout "$(within 240)" "$PY" -m benchmarks.gpu_check modes || fail "concurrent vs fair race on the GPU"

@@ -170,7 +170,7 @@ class Workers:
     def conditions(self) -> Conditions | None:
         """The two sides' measured shares of the CPU (docs/DESIGN.md §5.16): a kept run's share when it was recorded,
         else plain's now; judged on a CPU only (on a GPU the share of a waiting thread says little). None in a
-        concurrent race (one process time for both sides)."""
+        race of both at once (one process time for both sides)."""
         if not self.sequential:
             return None
         plain = self.kept.cpu_share if self.kept is not None else self.cpu_shares.get("baseline")

@@ -11,7 +11,7 @@ from .html import esc
 
 
 def mode_words(mode: str) -> tuple[str, str]:
-    """How a race ran, in the current language: (label, note), e.g. ('measured sequentially', 'warm-up, then one
+    """How a race ran, in the current language: (label, note), e.g. ('measured in a fair race', 'warm-up, then one
     side after the other')."""
     mode = "sequential" if mode == "sequential" else "concurrent"
     return t(f"figures.mode.{mode}"), t(f"figures.mode.{mode}_note")

@@ -15,7 +15,7 @@ SIDES = ("baseline", "assisted")
 
 
 def title(side: str) -> str:
-    """A pane's title ("Baseline", "Assisted") in the current language."""
+    """A pane's title ("Plain", "Assisted") in the current language."""
     return t(f"pane.{side}")
 
 

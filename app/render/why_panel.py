@@ -119,8 +119,8 @@ def _copy_note(result: RaceResult, why: Any) -> str:
 
 
 def mode_label(mode: str, measured: bool = True) -> str:
-    """How a race was run, in words: 'measured sequentially', 'run sequentially' (a sequential race that is no
-    measurement) or 'concurrent race'."""
+    """How a race was run, in words: 'measured in a fair race', 'a fair race, not a measurement' (a fair race that is no
+    measurement) or 'both at once'."""
     if mode != "sequential":
         return t("why.mode.concurrent")
     return t("why.mode.sequential" if measured else "why.mode.sequential_unmeasured")

@@ -81,7 +81,7 @@ def test_every_surface_says_the_race_s_one_verdict(name, result, kind):
         reason = verdict.reason
         assert reason and reason in said["status"].replace("&#x27;", "'") and "not a measurement" in said["cli"]
         assert "Not a measurement" in result.why.verdict and "It paid" not in result.why.verdict
-        assert "measured sequentially" not in said["why"]  # a race that is no measurement is not labelled measured
+        assert "measured in a fair race" not in said["why"]  # a race that is no measurement is not labelled measured
         assert "measured speedup" not in said["card"]
     else:
         assert "not a measurement" not in said["status"] + said["cli"] + said["why"] + said["card"]

@@ -144,7 +144,7 @@ def test_page_shows_the_recording_stats_and_legend(recorded):
     r = trace.result
     assert "Recording" in page and "Not a live run" in page
     assert trace.environment["device_name"] in page and "transformers 5.24.0" in page
-    assert f"{r.speedup:.2f}\u00d7" in page and "concurrent race" in page and "measured sequentially" not in page
+    assert f"{r.speedup:.2f}\u00d7" in page and "both at once" in page and "measured in a fair race" not in page
     assert "identical output" in page and "mean accepted length" in page and "acceptance rate" in page
     for status in ("accepted", "resampled", "bonus", "target"):
         assert f'class="tok tok-{status}">' in page  # the legend entry

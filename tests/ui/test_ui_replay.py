@@ -39,7 +39,7 @@ def local_app(local_built):
 
 @pytest.fixture(scope="module")
 def raced(local_app, tiny, one_torch_thread):
-    """(session, frames) of one concurrent race of the tiny pair through the Race tab's streaming handler."""
+    """(session, frames) of one race of both at once of the tiny pair through the Race tab's streaming handler."""
     session = Session()
     frames = list(local_app.race.handlers.race_click(session, CONCURRENT, *tiny_controls(tiny)))
     return session, frames
