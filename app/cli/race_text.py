@@ -20,13 +20,17 @@ def verdict_note(result: RaceResult) -> str:
     return f" (not a measurement: {verdict.reason})" if verdict.kind == "unmeasured" else ""
 
 
+#: The JSON's mode values in the words the page uses (docs/DESIGN.md §1.1).
+MODE_WORDS = {"sequential": "fair race", "concurrent": "both at once"}
+
+
 def stats_line(result: RaceResult) -> str:
     a, b = result.assisted, result.baseline
     alpha = a.acceptance_rate
     badge = "identical" if result.identical else f"diverged at token {result.first_divergence}"
     if result.divergence:
         badge += f" ({result.divergence['explanation']})"
-    return (f"{result.mode} race on {result.device}: baseline {b.tokens_per_second:.1f} tok/s, "
+    return (f"{MODE_WORDS.get(result.mode, result.mode)} on {result.device}: plain {b.tokens_per_second:.1f} tok/s, "
             f"assisted {a.tokens_per_second:.1f} tok/s, speedup {result.speedup:.2f}x"
             f"{verdict_note(result)}, "
             f"acceptance {'n/a' if alpha is None else f'{alpha:.0%}'}, "
@@ -38,7 +42,7 @@ def print_human(result: RaceResult, out=None) -> None:
     out = out or sys.stdout
     colour = out.isatty()
     paint = (lambda s, st: f"{ANSI[st]}{s}{ANSI['reset']}") if colour else (lambda s, st: s)
-    out.write(f"{paint('baseline', 'bold')}\n{result.baseline.text}\n\n")
+    out.write(f"{paint('plain', 'bold')}\n{result.baseline.text}\n\n")
     out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in STATUSES)})\n")
     out.write("".join(paint(t.text, t.status) for t in result.assisted.tokens) + "\n\n")
     out.write(stats_line(result) + "\n")

@@ -35,7 +35,7 @@ def test_human_mode_prints_both_texts_and_stats(capsys, tiny):
     code, out, _ = run_main(capsys, "race", "--preset", "prompt-lookup", "--target", tiny["llama_target"],
                             "--no-chat-template", "--prompt", "a b a b a b", "--max-new-tokens", "8", "--sequential")
     assert code == 0
-    assert "baseline" in out and "assisted" in out and "sequential race" in out and "speedup" in out
+    assert "plain" in out and "assisted" in out and "fair race on" in out and "speedup" in out
 
 
 def test_presets_listing(capsys):

@@ -104,7 +104,7 @@ def test_save_trace_without_json_prints_the_human_output(tiny, tmp_path, capsys,
     path = tmp_path / "human.json"
     code = main(race_args(tiny, "--max-new-tokens", "6", "--sequential", "--save-trace", str(path)))
     out = capsys.readouterr().out
-    assert code == 0 and "sequential race" in out and not out.lstrip().startswith("{")
+    assert code == 0 and "fair race on" in out and not out.lstrip().startswith("{")
     trace = load_trace(path)
     assert trace.result.mode == "sequential" and trace.settings["mode"] == "sequential"
     assert trace.result.baseline.new_tokens == 6
