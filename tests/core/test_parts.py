@@ -110,10 +110,10 @@ def test_the_real_sets_are_the_presets_pair():
     from app.core.presets import load_presets
 
     presets = load_presets()
-    for preset_id in ("offline-drafter", "offline-ensemble"):
+    for preset_id in ("offline-drafter", "offline-ensemble", "offline-coder-lookup"):
         preset = presets[preset_id]
         assert preset.runs_offline
-        for spec in (preset.target, preset.assistant):
+        for spec in filter(None, (preset.target, preset.assistant)):
             dist, _, file_name = spec[len("pypi:"):].partition("/")
             assert part_set(dist, file_name).hub_id.startswith("Qwen/Qwen2.5-Coder-")
 
