@@ -23,7 +23,8 @@ from app.core.requests import Limits
 from app.race.hooks import bind_tracer
 from app.core.presets import get_preset
 from app.race.prepare import generate_call, prepare
-from app.race.tracer import Detokenizer, TokenEvent, TraceStreamer
+from app.race.protocol import TokenEvent
+from app.race.tracer import Detokenizer, TraceStreamer
 
 PROMPT = ("Summarise this text, reusing its words: The city council approved the new park plan on Monday. "
           "The park will have a playground, a small lake and a path for bicycles. Work on the park starts in May.")

@@ -7,7 +7,7 @@ import threading
 
 from app.engine import rounds
 from app.engine.run import EngineRun
-from app.race.reader import RaceSnapshot
+from app.race.protocol import RaceSnapshot
 
 #: A code edit from the built-in suite's test split: SmolLM2's answer copies the function, so n-gram drafting drafts.
 CODE_EDIT = ('Fix the off-by-one error in this function and return the whole corrected function.\n\n'
@@ -37,10 +37,12 @@ class Follower:
 
 
 def follow(run: EngineRun):
-    """(the race, every distinct snapshot seen while it ran, the final snapshot)."""
+    """(the race with the engine's figures, every distinct snapshot seen while it ran, the final snapshot)."""
     follower = Follower(run)
     try:
-        race = run.run()
+        result = run.run()
+        race = run.race
+        assert race.result is result
     finally:
         seen = follower.stop()
         run.close("test")

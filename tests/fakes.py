@@ -8,7 +8,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from app.bench.suite import SuitePrompt
-from app.race.result import AssistedResult, RaceResult, Round, SideResult
+from app.race.protocol import Round
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.race.why import explain_race
 from tests.helpers import make_preset
 

@@ -32,7 +32,7 @@ SENTENCE_FUNCTIONS = {
     "app/race/why.py": ("_rounds_sentence", "_advice", "_where_the_time_went", "_what_costs", "_what_to_try"),
     "app/race/trust.py": ("check_kept", "too_old", "failed_check", "conditions_differ", "unexplained"),
     "app/race/verdict.py": ("unmeasured_reason", "judge", "pooled"),
-    "app/race/workers.py": ("describe_error",),
+    "app/race/_sides.py": ("describe_error",),
     "app/core/download.py": ("progress_text",),
     "app/race/result.py": ("divergence_reason", "failure"),
     "app/ui/boundary.py": ("unexpected_error_text",),

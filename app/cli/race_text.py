@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from ..race.result import STATUSES, RaceResult
+from ..race.protocol import Status
+from ..race.result import RaceResult
 from ..render.statuses import ANSI
 
 
@@ -43,7 +44,7 @@ def print_human(result: RaceResult, out=None) -> None:
     colour = out.isatty()
     paint = (lambda s, st: f"{ANSI[st]}{s}{ANSI['reset']}") if colour else (lambda s, st: s)
     out.write(f"{paint('plain', 'bold')}\n{result.baseline.text}\n\n")
-    out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in STATUSES)})\n")
+    out.write(f"{paint('assisted', 'bold')} ({', '.join(paint(s, s) for s in Status)})\n")
     out.write("".join(paint(t.text, t.status) for t in result.assisted.tokens) + "\n\n")
     out.write(stats_line(result) + "\n")
     if result.why is not None:

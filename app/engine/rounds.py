@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..race.result import Round, Token
+from ..race.protocol import Round, Status, Token
 
 PER_STEP, COUNTS, TOTALS = "engine-per-step", "engine-counts", "engine-totals"
 #: A token's status in a live snapshot while the engine has not said it yet (vLLM and SGLang report at the end); never
@@ -66,18 +66,19 @@ def steps_from_histogram(histogram: Sequence[int], draft_length: int) -> list[St
     return [Step(draft_length, j) for j, count in enumerate(histogram) for _ in range(int(count))]
 
 
-def _statuses(n_tokens: int, steps: list[Step]) -> list[str]:
+def _statuses(n_tokens: int, steps: list[Step]) -> list[Status]:
     """Per token: accepted for a step's kept drafts, then resampled (a draft was rejected) or bonus (all kept) for the
     token the target adds; target for tokens outside any step. Steps without a start are laid out one after another
     from the first token; a step cut by the end of the output keeps its drafts only."""
-    statuses, at = ["target"] * n_tokens, 1 if n_tokens > 1 else 0
+    statuses, at = [Status.TARGET] * n_tokens, 1 if n_tokens > 1 else 0
     for step in steps:
         at = step.start if step.start is not None else at
         for k in range(step.accepted + 1):
             if at + k >= n_tokens:
                 break
             last = k == step.accepted
-            statuses[at + k] = "accepted" if not last else ("bonus" if step.accepted == step.drafted else "resampled")
+            statuses[at + k] = Status.ACCEPTED if not last else (Status.BONUS if step.accepted == step.drafted
+                                                                  else Status.RESAMPLED)
         at += step.accepted + 1
     return statuses
 

@@ -1,9 +1,9 @@
-"""An engine race with the race lifecycle's interface (docs/DESIGN.md §4.7, §8): :class:`EngineRun` prepares (checks
-the pair before any generation), runs (plain, then assisted, streamed), gives followers a
-:class:`~app.race.reader.RaceSnapshot` while it streams, stops (the open connection closed, so the engine stops
-generating) and closes in the caller's ``finally`` -- exactly what :class:`app.race.lifecycle.RaceRun` does for a
-transformers race, so the page draws both the same way. :func:`run_engine` is the whole lifecycle in one call; the
-command line, the benchmark and the tests all race an engine through it (one stream path).
+"""An engine race, a :class:`~app.race.protocol.Run` like a transformers race (docs/DESIGN.md §4.7, §8):
+:class:`EngineRun` prepares (checks the pair before any generation), runs (plain, then assisted, streamed), gives
+followers a :class:`~app.race.protocol.RaceSnapshot` while it streams, stops (the open connection closed, so the engine
+stops generating) and closes in the caller's ``finally``, so the page draws both races the same way.
+:func:`run_engine` is the whole lifecycle in one call; the command line, the benchmark and the tests all race an
+engine through it (one stream path).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 from ..core.errors import ArenaError, StoppedError
 from ..core.requests import WARMUP_TOKENS
 from ..race.divergence import describe
-from ..race.reader import SIDES, RaceSnapshot, SideSnapshot
-from ..race.result import RaceResult, Round, Token
+from ..race.protocol import RaceSnapshot, Round, Side, SideSnapshot, Token
+from ..race.result import RaceResult
 from ..race.trust import PLAIN_STEP, PROBE_TOKENS, Conditions, steps
 from . import rounds
 from .engines import ENGINES, PairInfo
@@ -70,8 +70,8 @@ class _Side:
 
 
 class EngineRun:
-    """One engine race of `request` from the pair check to a closed connection; the interface of
-    :class:`app.race.lifecycle.RaceRun`.
+    """One engine race of `request` from the pair check to a closed connection (a ``Run[RaceResult]``,
+    app/race/protocol.py). race: the finished race with the engine's own figures, once :meth:`run` returned.
 
     stop: the event that ends the race (default its own); setting it closes the open request's connection at once.
     reap_seconds / label: how long :meth:`close` waits for :meth:`run` to return, and how its log line names the race.
@@ -80,6 +80,7 @@ class EngineRun:
     """
 
     sequential = True
+    progress = None  # the pair check sends no loading messages
 
     def __init__(self, request: EngineRequest, *, stop: threading.Event | None = None, reap_seconds: float = 5.0,
                  label: str = "engine race"):
@@ -89,7 +90,7 @@ class EngineRun:
         self.reap_seconds, self.label = reap_seconds, label
         self.engine = ENGINES[request.target.engine]
         self.setup: EngineSetup | None = None
-        self.result: EngineRace | None = None
+        self.race: EngineRace | None = None
         self._info: PairInfo | None = None
         self._sides: dict[str, _Side] | None = None
         self._lock = threading.Lock()
@@ -113,15 +114,15 @@ class EngineRun:
                                      info.speculative_type, text, n_prompt, r.target)
         return self.setup
 
-    def run(self) -> EngineRace:
-        """Prepare if needed, stream plain then assisted, and return the race (its ``.result`` the RaceResult; a
-        stopped race's result is marked stopped). ArenaError (one line) for every fault of docs/DESIGN.md §4.7; the
-        failing side's snapshot carries it."""
+    def run(self) -> RaceResult:
+        """Prepare if needed, stream plain then assisted, and return the race's result (:attr:`race` holds it with the
+        engine's own figures; a stopped race's result is marked stopped). ArenaError (one line) for every fault of
+        docs/DESIGN.md §4.7; the failing side's snapshot carries it."""
         self._idle.clear()
         try:
             setup = self.prepare()
             with self._lock:
-                self._sides = {side: _Side() for side in SIDES}
+                self._sides = {side.value: _Side() for side in Side}
             assisted_endpoint, plain_endpoint = self.request.target.endpoints()
             for name, endpoint in (("baseline", plain_endpoint), ("assisted", assisted_endpoint)):
                 self._warm_up(name, endpoint, setup.prompt_text)
@@ -132,11 +133,11 @@ class EngineRun:
             assisted = self._stream("assisted", assisted_endpoint, setup.prompt_text)
             self._checked("assisted", self.engine.check_assisted, assisted, assisted_endpoint,
                           self.request.timeouts)
-            self.result = self._finish(plain, assisted, self._probe(plain, plain_endpoint, setup.prompt_text))
-            return self.result
+            self.race = self._finish(plain, assisted, self._probe(plain, plain_endpoint, setup.prompt_text))
+            return self.race.result
         except StoppedError:
-            self.result = self._stopped()
-            return self.result
+            self.race = self._stopped()
+            return self.race.result
         finally:
             self._idle.set()
 
@@ -173,6 +174,19 @@ class EngineRun:
         ended = self.join(self.reap_seconds)
         log.info("%s stopped (%s): its request %s after %.2f s", self.label, why,
                  "ended" if ended else "STILL RUNNING", time.perf_counter() - start)
+
+    def json(self) -> dict[str, Any]:
+        """The finished race's JSON object: docs/DESIGN.md §4.1 plus ``engine`` (app/engine/result.py)."""
+        if self.race is None:
+            raise RuntimeError("the race has not finished")
+        return self.race.to_dict()
+
+    def facts(self) -> dict[str, Any]:
+        """The engine that races, for the hardware panel (no model is loaded here)."""
+        setup = self.setup
+        return {"device": setup.device, "gpu": None, "models": [],
+                "engine": {"name": setup.engine, "version": setup.version, "model": setup.model,
+                           "speculative_type": setup.speculative_type}}
 
     # ----- streaming ------------------------------------------------------------------------------------------------
     def _stream(self, name: str, endpoint: Endpoint, text: str) -> EngineSide:
@@ -385,6 +399,7 @@ def run_engine(request: EngineRequest, **options: Any) -> EngineRace:
     """Prepare, run, stop in ``finally`` and close: the whole lifecycle (options as for :class:`EngineRun`)."""
     run = EngineRun(request, **options)
     try:
-        return run.run()
+        run.run()
+        return run.race
     finally:
         run.close("the caller ended early")

@@ -12,14 +12,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from .result import Token
+from .protocol import Token
 
 
 @dataclass(frozen=True)
 class KeptRun:
     """A finished plain run: its tokens (texts decoded in context), their times in seconds from the start of its
     generate(), its wall time and time to first token, when it was recorded (seconds since the epoch) and the share of the CPU it
-    got (app/race/workers.py ``CpuShare``; None: not measured)."""
+    got (app/race/_sides.py ``CpuShare``; None: not measured)."""
 
     token_ids: tuple[int, ...]
     tokens: tuple[Token, ...]

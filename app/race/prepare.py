@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -11,6 +12,7 @@ from typing import Any, Iterator
 import torch
 
 from .hooks import private_view
+from ..core.machine import device_name, peak_memory_bytes
 from ..core.loader import MODEL_CACHE, LoadedModel, LoadOptions, ModelCache, Progress, check_weights_fit
 from ..core.presets import Preset
 from ..core.requests import Limits, check_single_prompt, check_token_cap
@@ -40,6 +42,18 @@ class RaceSetup:
     @property
     def device(self) -> str:
         return self.target.device
+
+
+def machine_facts(setup: RaceSetup | None = None) -> dict:
+    """Device and model facts for the hardware panel (no model is loaded here): `setup`'s, or before a race this
+    machine's."""
+    device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
+    gpu = device_name(device) if str(device).startswith("cuda") and torch.cuda.is_available() else None
+    loaded = [] if setup is None else [("target", setup.target), ("assistant", setup.assistant)]
+    models = [{"role": role, "spec": m.spec, "n_params": m.n_params, "weight_bytes": m.weight_bytes, "dtype": m.dtype,
+               "device": m.device, "load_seconds": m.load_seconds} for role, m in loaded if m is not None]
+    return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "models": models, "peak_bytes": peak_memory_bytes(str(device)) if models else None}
 
 
 def encode_prompt(tokenizer: Any, prompt: str, chat_template: bool) -> dict[str, torch.Tensor]:

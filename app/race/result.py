@@ -14,12 +14,9 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.jsonfields import JsonReader
+from .protocol import Mode, Round, Status, Token
 from .stats import (acceptance_by_position, acceptance_rate, first_divergence, mean_accepted_length, speedup,
                     tokens_per_second)
-
-STATUSES = ("accepted", "resampled", "bonus", "target")
-MODES = ("concurrent", "sequential")
-
 
 #: Texts of end-of-text tokens of common tokenizers (shown as a small end marker).
 END_MARKERS = {"</s>", "<|im_end|>", "<|endoftext|>", "<eos>", "<end_of_turn>", "<|eot_id|>", "<|end|>"}
@@ -33,48 +30,6 @@ def special_label(text: str, special: bool = False) -> str | None:
     if not (special or _SPECIAL_TEXT.match(stripped or "-")):
         return None
     return "\u23ce end" if stripped in END_MARKERS or "end" in text.lower() else "\u25c6"
-
-
-def _round(x: float | None, places: int = 6) -> float | None:
-    return None if x is None else round(float(x), places)
-
-
-@dataclass
-class Token:
-    """One generated token: id, its text (decoded in context) and its status (docs/DESIGN.md §3).
-    p_target / p_draft: its probability under the target and the drafter (None where unknown);
-    special: a special token of the tokenizer (end of text, chat markers), shown as a marker, not as text."""
-
-    id: int
-    text: str
-    status: str
-    p_target: float | None = None
-    p_draft: float | None = None
-    special: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "status": self.status, "p_target": _round(self.p_target, 5),
-                "p_draft": _round(self.p_draft, 5), "special": self.special}
-
-
-@dataclass
-class Round:
-    """One assisted round: k drafted, n accepted, the rejected draft's text; seconds spent drafting and
-    verifying; the first rejected draft token's probability under the target and the drafter."""
-
-    drafted: int
-    accepted: int
-    rejected_text: str = ""
-    draft_seconds: float = 0.0
-    verify_seconds: float = 0.0
-    rejected_p_target: float | None = None
-    rejected_p_draft: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"drafted": self.drafted, "accepted": self.accepted, "rejected_text": self.rejected_text,
-                "draft_seconds": _round(self.draft_seconds), "verify_seconds": _round(self.verify_seconds),
-                "rejected_p_target": _round(self.rejected_p_target, 5),
-                "rejected_p_draft": _round(self.rejected_p_draft, 5)}
 
 
 @dataclass
@@ -153,7 +108,7 @@ class RaceResult:
     method: str
     target: str
     assistant: str | None
-    mode: str
+    mode: Mode
     do_sample: bool
     device: str
     baseline: SideResult
@@ -287,7 +242,7 @@ class _Reader(JsonReader):
         return out
 
     def token(self, data: Any, path: str) -> Token:
-        status = self.one_of(self.get(data, "status", (str,), path), STATUSES, f"{path}.status")
+        status = self.one_of(self.get(data, "status", (str,), path), tuple(Status), f"{path}.status")
         return Token(self.get(data, "id", (int,), path), self.get(data, "text", (str,), path), status,
                      self.get(data, "p_target", (int, float), path, optional=True),
                      self.get(data, "p_draft", (int, float), path, optional=True),
@@ -315,7 +270,7 @@ class _Reader(JsonReader):
                                   skipped_rounds=self.get(a, "skipped_rounds", (int,), "assisted", optional=True) or 0)
         if len(assisted.tokens) != len(assisted.token_ids):
             raise self.fail("assisted.tokens", "must have one entry per token id")
-        mode = self.one_of(self.get(data, "mode", (str,), ""), MODES, "mode")
+        mode = self.one_of(self.get(data, "mode", (str,), ""), tuple(Mode), "mode")
         errors = self.get(data, "errors", (dict,), "", optional=True) or {}
         return self.settled(data, RaceResult(
             preset=self.get(data, "preset", (str,), ""), method=self.get(data, "method", (str,), ""),

@@ -16,67 +16,18 @@ import torch
 from transformers import StoppingCriteria
 from transformers.generation.streamers import BaseStreamer
 
-ACCEPTED, RESAMPLED, BONUS, TARGET = "accepted", "resampled", "bonus", "target"
+from .protocol import Event, RoundEvent, Side, Status, TokenEvent
 
-
-@dataclass(frozen=True)
-class TokenEvent:
-    """One new token. t: seconds since the run started. p_target / p_draft: probabilities of this token
-    under the target and the drafter (None where unknown: baseline tokens, prompt lookup's drafts)."""
-
-    side: str
-    index: int
-    token_id: int
-    status: str
-    t: float
-    p_target: float | None = None
-    p_draft: float | None = None
-
-
-@dataclass(frozen=True)
-class RoundEvent:
-    """One assisted round: k drafted, n accepted, the rejected draft ids, seconds spent drafting and verifying,
-    and the first rejected draft token's probabilities under the target and the drafter."""
-
-    side: str
-    index: int
-    drafted: int
-    accepted: int
-    rejected_ids: tuple[int, ...]
-    draft_seconds: float = 0.0
-    verify_seconds: float = 0.0
-    rejected_p_target: float | None = None
-    rejected_p_draft: float | None = None
-
-
-@dataclass(frozen=True)
-class ErrorEvent:
-    side: str
-    message: str
-
-
-@dataclass(frozen=True)
-class DoneEvent:
-    """A side finished (or stopped). seconds: wall time of generate()."""
-
-    side: str
-    seconds: float
-    stopped: bool
-
-
-Event = TokenEvent | RoundEvent | ErrorEvent | DoneEvent
-
-
-def round_statuses(drafts: list[int], kept: list[int]) -> tuple[list[str], int]:
+def round_statuses(drafts: list[int], kept: list[int]) -> tuple[list[Status], int]:
     """(statuses of the kept tokens, drafts accepted) for a round that drafted `drafts` and kept `kept` (docs/DESIGN.md
     §3): the first n kept tokens are accepted drafts, the last is the target's own, unless the round was cut at the
     length limit or an end-of-text token, where its last token equals the draft there and is accepted too (§4.2)."""
     if not drafts:
-        return [TARGET] * len(kept), 0
+        return [Status.TARGET] * len(kept), 0
     accepted = len(kept) - 1
     if accepted < len(drafts) and kept[-1] == drafts[accepted]:
-        return [ACCEPTED] * len(kept), len(kept)
-    return [ACCEPTED] * accepted + [BONUS if accepted >= len(drafts) else RESAMPLED], accepted
+        return [Status.ACCEPTED] * len(kept), len(kept)
+    return [Status.ACCEPTED] * accepted + [Status.BONUS if accepted >= len(drafts) else Status.RESAMPLED], accepted
 
 
 def _probabilities(logits: Any, positions: int, ids: list[int]) -> list[float]:
@@ -102,13 +53,13 @@ class RawRound:
 class TraceStreamer(BaseStreamer):
     """Records every generated token and round; optionally forwards events.
 
-    side: "baseline" or "assisted". assisted: whether rounds are expected. undrafted: the assisted side decodes
+    side: which side it traces. assisted: whether rounds are expected. undrafted: the assisted side decodes
     plainly (its schedule knows drafting cannot pay): each token is recorded as a round that drafted nothing.
     emit: called with each event from the generation thread (must be cheap and thread-safe,
     e.g. ``queue.Queue.put``).
     """
 
-    def __init__(self, side: str, assisted: bool, emit: Callable[[Event], None] | None = None,
+    def __init__(self, side: Side, assisted: bool, emit: Callable[[Event], None] | None = None,
                  undrafted: bool = False):
         self.side = side
         self.assisted, self.undrafted = assisted, undrafted
@@ -162,9 +113,9 @@ class TraceStreamer(BaseStreamer):
                 self._finish_round(None, now - self._put_at)
             self._put_at = now
         else:
-            self._record(ids, [TARGET] * len(ids), now, [], [])
+            self._record(ids, [Status.TARGET] * len(ids), now, [], [])
 
-    def _record(self, ids: list[int], statuses: list[str], t: float, p_target: list[float], p_draft: list[float]) -> None:
+    def _record(self, ids: list[int], statuses: list[Status], t: float, p_target: list[float], p_draft: list[float]) -> None:
         first = len(self.token_ids)
         self.token_ids.extend(ids)
         if self.emit is None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..core.words import t, table, translate
-from ..race.result import RaceResult, Round
+from ..race.protocol import Round
+from ..race.result import RaceResult
 from .html import esc
 
 

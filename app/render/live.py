@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..race.reader import RaceSnapshot, SideSnapshot
-from ..race.result import RaceResult, Token
+from ..race.protocol import RaceSnapshot, Side, SideSnapshot, Status, Token
+from ..race.result import RaceResult
 from .race_data import SideCodec, clock_time, next_race_id, race_data, shown_divergence, side_data
 from ..core.words import t, translate
-
-SIDES = ("baseline", "assisted")
-
 
 def title(side: str) -> str:
     """A pane's title ("Plain", "Assisted") in the current language."""
@@ -34,9 +31,9 @@ class LiveFrames:
     against plain's run); max_tokens: the token cap (the panes' progress bars)."""
 
     def __init__(self, titles: tuple[str, str], sequential: bool, max_tokens: int | None):
-        self.titles, self.sequential, self.max_tokens = dict(zip(SIDES, titles)), sequential, max_tokens
+        self.titles, self.sequential, self.max_tokens = dict(zip(Side, titles)), sequential, max_tokens
         self.race_id = next_race_id()
-        self.codecs = {name: SideCodec(name == "assisted") for name in SIDES}
+        self.codecs = {name: SideCodec(name == Side.ASSISTED) for name in Side}
         self.last: dict[str, Any] | None = None
 
     @property
@@ -51,8 +48,8 @@ class LiveFrames:
 
     def loading(self, message: str, phase: str = "loading") -> dict[str, Any]:
         """Both panes empty with one message (loading models, stopped before the race, a failure)."""
-        sides = {n: side_data(title(n), self.titles[n], phase=phase, message=message, max_tokens=self.max_tokens)
-                 for n in SIDES}
+        sides = {n.value: side_data(title(n), self.titles[n], phase=phase, message=message, max_tokens=self.max_tokens)
+                 for n in Side}
         return self._frame(sides, "loading" if phase == "loading" else "finished")
 
     def _message(self, phase: str, side: SideSnapshot, kept: float | None) -> str:
@@ -64,7 +61,7 @@ class LiveFrames:
 
     def _side(self, name: str, snap: RaceSnapshot) -> dict[str, Any]:
         side = snap.sides[name]
-        phase = side_phase(side, self.sequential, snap.sides["baseline"].started)
+        phase = side_phase(side, self.sequential, snap.sides[Side.BASELINE].started)
         tokens, rounds = self.codecs[name].encode(side.tokens, side.token_times, side.rounds)
         return side_data(title(name), self.titles[name], phase=phase,
                          message=self._message(phase, side, snap.baseline_kept_at), max_tokens=self.max_tokens,
@@ -75,22 +72,22 @@ class LiveFrames:
         """The race so far (both sides from one snapshot); before the race starts, both panes warming up."""
         if snap is None:
             return self.loading(t("live.warmup"), "warmup")
-        return self._frame({n: self._side(n, snap) for n in SIDES}, "racing", snap.baseline_kept_at)
+        return self._frame({n.value: self._side(n, snap) for n in Side}, "racing", snap.baseline_kept_at)
 
     def finished(self, result: RaceResult) -> dict[str, Any]:
         """The finished race from its result: every token with its final text and status, both sides' final
         figures, the first divergence outlined; the player shows it whole."""
         sides = {}
-        for name in SIDES:
+        for name in Side:
             side = getattr(result, name)
-            tokens = result.assisted.tokens if name == "assisted" else _baseline_tokens(result)
+            tokens = result.assisted.tokens if name == Side.ASSISTED else _baseline_tokens(result)
             error = result.errors.get(name)
             phase = "error" if error else "stopped" if result.stopped else "done"
             # encoded afresh from the result (once): what the frames sent may differ at the end (texts, statuses);
             # items equal to those sent before add nothing to gradio's diff
-            items, rounds = SideCodec(name == "assisted").encode(tokens, side.token_times,
-                                                                 result.assisted.rounds if name == "assisted" else ())
-            sides[name] = side_data(title(name), self.titles[name], phase=phase, message=translate(error or ""),
+            items, rounds = SideCodec(name == Side.ASSISTED).encode(tokens, side.token_times,
+                                                                 result.assisted.rounds if name == Side.ASSISTED else ())
+            sides[name.value] = side_data(title(name), self.titles[name], phase=phase, message=translate(error or ""),
                                     max_tokens=self.max_tokens, started=True, elapsed=side.seconds,
                                     seconds=side.seconds, ttft=side.ttft_seconds, tokens=items, rounds=rounds)
         return self._frame(sides, "finished", result.baseline_kept_at, shown_divergence(result))
@@ -109,4 +106,4 @@ class LiveFrames:
 def _baseline_tokens(result: RaceResult) -> list[Token]:
     b = result.baseline
     texts = b.token_texts if len(b.token_texts) == len(b.token_ids) else [""] * len(b.token_ids)
-    return [Token(i, text, "target") for i, text in zip(b.token_ids, texts)]
+    return [Token(i, text, Status.TARGET) for i, text in zip(b.token_ids, texts)]

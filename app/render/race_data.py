@@ -29,7 +29,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..race.result import STATUSES, RaceResult, Round, Token, special_label
+from ..race.protocol import Round, Status, Token
+from ..race.result import RaceResult, special_label
 from ..core.words import t, words
 
 VERSION = 1
@@ -43,7 +44,7 @@ def player_words() -> dict[str, Any]:
     flat = words("player")
     out: dict[str, Any] = {k: v for k, v in flat.items() if "." not in k}
     out["phase"] = {k.split(".", 1)[1]: v for k, v in flat.items() if k.startswith("phase.")}
-    out["status"] = {s: t(f"status.{s}.label") for s in STATUSES}
+    out["status"] = {s.value: t(f"status.{s}.label") for s in Status}
     return out
 
 
@@ -57,8 +58,8 @@ def _r(x: float | None, places: int) -> float | None:
 def token_item(tok: Token, at: float, assisted: bool) -> list:
     """One token as the player reads it (TOKEN above; `at`: seconds from its side's start); a plain token is always
     ``target``."""
-    status = tok.status if assisted and (tok.status in STATUSES or tok.status == "pending") else "target"
-    return [tok.id, tok.text, status, _r(at, 4), _r(tok.p_target, 3), _r(tok.p_draft, 3), marker(tok)]
+    status = tok.status if assisted and (tok.status in tuple(Status) or tok.status == "pending") else Status.TARGET
+    return [tok.id, tok.text, str(status), _r(at, 4), _r(tok.p_target, 3), _r(tok.p_draft, 3), marker(tok)]
 
 
 #: The end-of-text marker as app/race/result.py ``special_label`` writes it (English), and its key.

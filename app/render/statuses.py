@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..race.result import STATUSES
+from ..race import protocol
 from ..core.words import t
 
 
@@ -25,8 +25,8 @@ COLOURS = {"accepted": "\033[38;5;33m", "resampled": "\033[38;5;208m", "bonus": 
 
 def status_table() -> dict[str, Status]:
     """Every status with its words in the current language (English on the command line)."""
-    return {s: Status(t(f"status.{s}.label"), t(f"status.{s}.short"), t(f"status.{s}.meaning"), COLOURS[s])
-            for s in STATUSES}
+    return {s.value: Status(t(f"status.{s}.label"), t(f"status.{s}.short"), t(f"status.{s}.meaning"), COLOURS[s])
+            for s in protocol.Status}
 
 
 #: The statuses in English (the command line and the JSON are English).

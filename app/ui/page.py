@@ -11,7 +11,7 @@ from starlette.middleware import Middleware
 from .bench.tab import BenchTab
 from .config import UIConfig
 from .planner.tab import PlannerTab
-from .race.handlers import machine_facts
+from ..race.prepare import machine_facts
 from .race.tab import RaceTab
 from .replay.tab import ReplayTab
 from .theme import make_theme

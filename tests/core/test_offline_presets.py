@@ -7,8 +7,8 @@ import pytest
 from tests.helpers import OPERATOR
 from app.core.loader import MODEL_CACHE, default_device
 from app.core.presets import get_preset
-from app.race.runner import Race
-from app.race.prepare import prepare
+from app.core.requests import RaceRequest
+from app.race.lifecycle import RaceRun
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ SUMMARY_PROMPT = ("Summarise this text, reusing its words: The city council appr
 @pytest.mark.parametrize("preset_id", ["offline-prompt-lookup", "offline-early-exit", "offline-uad"])
 def test_offline_preset_greedy_is_identical(preset_id, schedule):
     preset = get_preset(preset_id).with_overrides(dict(max_new_tokens=24, num_assistant_tokens_schedule=schedule))
-    result = Race(prepare(preset, SUMMARY_PROMPT, OPERATOR), sequential=preset_id == "offline-uad").run().to_dict()
+    result = RaceRun(RaceRequest(preset, SUMMARY_PROMPT, None, OPERATOR), preset_id == "offline-uad").run().to_dict()
     assert "errors" not in result, result.get("errors")
     assert result["identical"] is True
     asst = result["assisted"]
@@ -34,7 +34,7 @@ def test_offline_preset_greedy_is_identical(preset_id, schedule):
 
 def test_prompt_lookup_accepts_copied_words():
     preset = get_preset("offline-prompt-lookup").with_overrides(dict(max_new_tokens=32))
-    result = Race(prepare(preset, SUMMARY_PROMPT, OPERATOR)).run().to_dict()
+    result = RaceRun(RaceRequest(preset, SUMMARY_PROMPT, None, OPERATOR)).run().to_dict()
     assert result["assisted"]["acceptance_rate"] > 0
     assert any(t["status"] == "accepted" for t in result["assisted"]["tokens"])
 

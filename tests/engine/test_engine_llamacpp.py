@@ -118,7 +118,7 @@ def test_an_engine_runs_stop_ends_the_generation_on_the_server(llama_pair):
     worker.join(10)
     run.close("test")
     wait_until(lambda: not _processing(endpoint), 5, "the server kept generating after Stop", interval=0.05)
-    assert run.result.result.stopped and run.snapshot().sides["baseline"].stopped
+    assert run.race.result.stopped and run.snapshot().sides["baseline"].stopped
     assert not worker.is_alive() and arena_threads() == before
 
 

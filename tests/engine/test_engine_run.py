@@ -1,4 +1,4 @@
-"""EngineRun, the engine race with the race lifecycle's interface (docs/DESIGN.md §4.7), against the fake engines
+"""EngineRun, the engine race: a Run like a transformers race (docs/DESIGN.md §4.7), against the fake engines
 (tests/engine_fake.py): snapshots while it streams agree with the final result token for token and status for
 status, statuses an engine reports only at the end are "pending" until then, a stop ends the open request and
 leaves no thread behind, every fault is one line that the failing side's snapshot carries, and the request builder
@@ -66,8 +66,10 @@ def test_prepare_checks_the_pair_and_returns_the_setup(engine_pair):
                                                                         "b0-fake")
     assert setup.prompt_text == "<user>hello there<assistant>" and setup.prompt_tokens == 2
     assert not [r for r in engine_pair[0].requests + engine_pair[1].requests if r == "POST /completion"]
-    run.run()
-    assert run.setup.speculative_type == "ngram-simple" and run.result.result.method == "llama.cpp ngram-simple"
+    result = run.run()
+    assert run.setup.speculative_type == "ngram-simple" and run.race.result is result
+    assert result.method == "llama.cpp ngram-simple" and run.json()["engine"]["name"] == "llama.cpp"
+    assert run.facts()["engine"]["speculative_type"] == "ngram-simple"
     assert run.sequential and run.request.max_new_tokens == len(IDS)
 
 
@@ -87,7 +89,7 @@ def test_a_stop_mid_stream_ends_the_request_and_leaves_no_thread(engine_pair):
     follower.stop()
     run.close("test")
     assert not worker.is_alive() and not run.running() and run.join(0)
-    result = run.outcome.result
+    result = run.outcome
     assert result.stopped and result.baseline.token_ids == IDS and 2 <= len(result.assisted.token_ids) < len(IDS)
     snap = run.snapshot()
     assert snap.sides["assisted"].stopped and snap.sides["assisted"].done and not snap.sides["baseline"].stopped

@@ -13,7 +13,7 @@ from app.planner.kinds import draft_kind
 from app.planner.check import modelled_speedup
 from app.planner.plan import PlanOptions, plan_for_preset
 from app.race.prepare import prepare
-from app.race.result import Round
+from app.race.protocol import Round
 
 from tests.helpers import OPERATOR, make_preset
 

@@ -20,7 +20,7 @@ from app.planner.check import modelled_speedup
 from app.planner.engine_plan import plan_on_engine
 from app.planner.plan import PlanOptions
 from app.planner.request import engine_requests
-from app.race.result import Round
+from app.race.protocol import Round
 from app.engine.target import EngineTarget, make_target
 from app.ui.config import UIConfig
 from app.ui.planner.handlers import PlannerHandlers, PlanState

@@ -76,7 +76,7 @@ def race_examples(quiet: bool) -> list:
             mp.setattr(verdict_module, "MEASURE_LIMIT", 1e9)
             mp.setattr(trust, "MEASURE_LIMIT", 1e9)
             mp.setattr(trust, "MIN_VERIFY_SHARE", 0.0)
-            mp.setattr("app.race.workers.CpuShare", _Quiet)
+            mp.setattr("app.race._sides.CpuShare", _Quiet)
         for preset_id in PRESETS:
             preset = get_preset(preset_id).with_overrides({"max_new_tokens": TOKENS})
             for prompt in preset.example_prompts:
@@ -87,7 +87,7 @@ def race_examples(quiet: bool) -> list:
 
 
 class _Quiet:
-    """app/race/workers.py ``CpuShare`` on a quiet machine: every side got all the CPU it asked for."""
+    """app/race/_sides.py ``CpuShare`` on a quiet machine: every side got all the CPU it asked for."""
 
     def __init__(self, threads: int):
         pass

@@ -11,8 +11,9 @@ from app.core.loader import MODEL_CACHE
 from app.core.parts import PART_SETS, installed
 from app.core.presets import get_preset
 from app.race.divergence import explain
+from app.core.requests import RaceRequest
+from app.race.lifecycle import RaceRun
 from app.race.prepare import prepare
-from app.race.runner import Race
 from tests.helpers import OPERATOR
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -23,17 +24,20 @@ CODE_EDIT = ("Rename the function f to area and return the whole function:\n\n"
              "def f(width, height):\n    return width * height\n")
 
 
+def offline_drafter():
+    return get_preset("offline-drafter").with_overrides(dict(max_new_tokens=12))
+
+
 @pytest.fixture(scope="module")
 def drafter_setup():
     """The offline-drafter pair loaded once for this module (the converted cache makes it seconds after the first
     conversion), dropped afterwards so the rest of the suite keeps its memory."""
-    preset = get_preset("offline-drafter").with_overrides(dict(max_new_tokens=12))
-    yield prepare(preset, CODE_EDIT, OPERATOR)
+    yield prepare(offline_drafter(), CODE_EDIT, OPERATOR)
     MODEL_CACHE.clear()
 
 
 def test_greedy_assisted_equals_plain_on_the_real_pair(drafter_setup):
-    result = Race(drafter_setup).run().to_dict()
+    result = RaceRun(RaceRequest(offline_drafter(), CODE_EDIT, None, OPERATOR)).run().to_dict()  # on the loaded pair
     assert "errors" not in result, result.get("errors")
     assert result["identical"] is True, result.get("divergence")
     drafted = sum(r["drafted"] for r in result["assisted"]["rounds"])

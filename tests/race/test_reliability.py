@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from app.core.errors import ArenaError
 from app.core.loader import ModelCache
 from app.core.presets import KNOBS, METHOD_IDS
-from app.race.runner import Race
+from app.core.requests import RaceRequest
+from app.race.lifecycle import RaceRun
 from app.race.prepare import Limits, prepare
 from app.core.sources import resolve
 
@@ -62,10 +63,10 @@ def test_out_of_memory_during_generation_is_clean_and_the_next_run_works(tiny, c
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(type(setup.target.model), "generate", oom_once)
-    result = Race(setup, sequential=True).run().to_dict()
+    result = RaceRun(RaceRequest(preset, PROMPT, None, OPERATOR), True, cache=cache).run().to_dict()
     assert "Out of GPU memory" in " ".join(result["errors"].values())
     monkeypatch.setattr(type(setup.target.model), "generate", real)
-    again = Race(setup, sequential=True).run().to_dict()
+    again = RaceRun(RaceRequest(preset, PROMPT, None, OPERATOR), True, cache=cache).run().to_dict()
     assert "errors" not in again and again["identical"]
 
 
@@ -137,8 +138,8 @@ def fuzz_one(tiny, cache, changes: dict, prompt, counts: dict) -> None:
     counts["tried"] += 1
     try:
         preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"]).with_overrides(changes)
-        race = Race(prepare(preset, prompt, limits=Limits(max_new_tokens=6, max_prompt_tokens=64, allow_local=True), cache=cache),
-                    seed=0)
+        race = RaceRun(RaceRequest(preset, prompt, 0, Limits(max_new_tokens=6, max_prompt_tokens=64, allow_local=True)),
+                       cache=cache)
         result = race.run().to_dict()
     except ArenaError as exc:
         counts["clean_errors"] += 1

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from app.core.errors import ArenaError
-from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
+from app.race.protocol import Round, Token
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.race.stats import acceptance_by_position
 from app.core.theory import break_even_acceptance
 from app.race.why import explain_race, rounds_verify_slope, step_seconds

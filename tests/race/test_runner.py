@@ -1,4 +1,4 @@
-"""Race runner: events, stop, errors, and no state leaking between runs."""
+"""The race (app/race/lifecycle.py ``RaceRun``): events, stop, errors, and no state leaking between runs."""
 
 from __future__ import annotations
 
@@ -6,13 +6,19 @@ import threading
 import time
 
 
-from app.race.runner import Race
-from app.race.prepare import prepare
-from app.race.tracer import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
+from app.core.requests import RaceRequest
+from app.race import _sides
+from app.race.lifecycle import RaceRun
+from app.race.protocol import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
+from app.race.tracer import TraceStreamer
 
 from tests.helpers import LOCAL, OPERATOR, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
+
+
+def race_of(preset, cache, sequential: bool = False, seed: int | None = None) -> RaceRun:
+    return RaceRun(RaceRequest(preset, PROMPT, seed, OPERATOR), sequential, cache=cache)
 
 
 def race_threads() -> list[threading.Thread]:
@@ -21,7 +27,7 @@ def race_threads() -> list[threading.Thread]:
 
 def test_events_are_typed_and_end_with_done(tiny, cache):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
-    race = Race(prepare(preset, PROMPT, OPERATOR, cache=cache))
+    race = race_of(preset, cache)
     events = list(race.events())
     assert {type(e) for e in events} == {TokenEvent, RoundEvent, DoneEvent}
     for side in ("baseline", "assisted"):
@@ -31,23 +37,32 @@ def test_events_are_typed_and_end_with_done(tiny, cache):
     assert race.join(5)
 
 
-def test_stop_ends_both_threads_promptly(tiny, cache):
+def test_stop_ends_both_threads_promptly(tiny, cache, monkeypatch):
     before = len(race_threads())
+    streamers: list[TraceStreamer] = []  # what each side has generated, as its worker sees it
+
+    class Seen(TraceStreamer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            streamers.append(self)
+
+    monkeypatch.setattr(_sides, "TraceStreamer", Seen)
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3,
                          max_new_tokens=1000)
-    race = Race(prepare(preset, PROMPT, OPERATOR, cache=cache))
+    race = race_of(preset, cache)
     seen = 0
     at_stop: dict[str, int] = {}
     for event in race.events():
         if isinstance(event, TokenEvent):
             seen += 1
             if seen == 10:
-                at_stop = {side: len(streamer.token_ids) for side, streamer in race.streamers.items()}
+                at_stop = {s.side: len(s.token_ids) for s in streamers}
                 race.stop()
     assert race.join(5), "worker threads still running after stop"
     # each side ends after its current forward pass: at most the round in flight (k + 1 tokens) more
-    assert len(race.streamers["baseline"].token_ids) <= at_stop.get("baseline", 0) + 2
-    assert len(race.streamers["assisted"].token_ids) <= at_stop.get("assisted", 0) + 2 * (3 + 1)
+    final = {s.side: len(s.token_ids) for s in streamers}
+    assert final["baseline"] <= at_stop.get("baseline", 0) + 2
+    assert final["assisted"] <= at_stop.get("assisted", 0) + 2 * (3 + 1)
     assert len(race_threads()) == before
     result = race.result().to_dict()
     assert result["stopped"] is True
@@ -56,20 +71,18 @@ def test_stop_ends_both_threads_promptly(tiny, cache):
 
 def test_stop_during_sequential_warm_up_or_run(tiny, cache):
     preset = make_preset("layerskip", tiny["llama_target"], assistant_early_exit=2, max_new_tokens=1000)
-    race = Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=True)
-    race.start()
+    race = race_of(preset, cache, sequential=True)
+    running = threading.Thread(target=race.run, name="test-race")
+    running.start()
     time.sleep(0.3)
     race.stop()
-    list(race.events())
-    assert race.join(5)
+    running.join(30)
+    assert not running.is_alive() and race.join(5) and not race.running()
 
 
 def test_generation_error_becomes_an_error_event(tiny, cache, monkeypatch):
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3)
-    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
-    import app.race.workers as runner  # where the workers call generate()
-
-    real = runner.generate_call
+    real = _sides.generate_call  # where the workers call generate()
 
     def broken(setup, assisted, *args, **kw):
         model, kwargs = real(setup, assisted, *args, **kw)
@@ -77,14 +90,15 @@ def test_generation_error_becomes_an_error_event(tiny, cache, monkeypatch):
             kwargs["num_beams"] = "not a number"  # transformers raises inside generate()
         return model, kwargs
 
-    monkeypatch.setattr(runner, "generate_call", broken)
-    race = Race(setup)
+    monkeypatch.setattr(_sides, "generate_call", broken)
+    race = race_of(preset, cache)
     events = list(race.events(timeout=60))
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert [e.side for e in errors] == ["assisted"]
     assert errors[0].message.startswith("Generation failed") and "\n" not in errors[0].message
     assert race.result().to_dict()["errors"] == {"assisted": errors[0].message}
-    assert race.records["baseline"].error is None and race.records["baseline"].token_ids
+    baseline = race.snapshot().sides["baseline"]
+    assert baseline.error is None and baseline.tokens
 
 
 def test_runs_do_not_leak_state(tiny, cache):
@@ -92,9 +106,9 @@ def test_runs_do_not_leak_state(tiny, cache):
     a = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=2,
                     num_assistant_tokens_schedule="heuristic")
     b = make_preset("layerskip", tiny["llama_target"], assistant_early_exit=1, num_assistant_tokens=6)
-    first = Race(prepare(a, PROMPT, OPERATOR, cache=cache), sequential=True).run().to_dict()
-    Race(prepare(b, PROMPT, OPERATOR, cache=cache)).run().to_dict()
-    again = Race(prepare(a, PROMPT, OPERATOR, cache=cache), sequential=True).run().to_dict()
+    first = race_of(a, cache, sequential=True).run().to_dict()
+    race_of(b, cache).run().to_dict()
+    again = race_of(a, cache, sequential=True).run().to_dict()
     assert [r["drafted"] for r in first["assisted"]["rounds"]] == [r["drafted"] for r in again["assisted"]["rounds"]]
     assert first["assisted"]["token_ids"] == again["assisted"]["token_ids"]
     target = cache.get_model(tiny["llama_target"], LOCAL).model
@@ -107,14 +121,14 @@ def test_uad_sampling_leaves_the_cached_assistant_intact(tiny, cache):
     preset = make_preset("uad", tiny["llama_target"], tiny["llama_other_tokenizer"], do_sample=True)
     assistant = cache.get_model(tiny["llama_other_tokenizer"], LOCAL).model
     embed, head = type(assistant.get_input_embeddings()), type(assistant.lm_head)
-    Race(prepare(preset, PROMPT, OPERATOR, cache=cache), sequential=True, seed=1).run().to_dict()
+    race_of(preset, cache, sequential=True, seed=1).run().to_dict()
     assert type(assistant.get_input_embeddings()) is embed and type(assistant.lm_head) is head
 
 
 def test_tokenizer_copies_are_made_once_and_reused(tiny, cache):
     preset = make_preset("uad", tiny["llama_target"], tiny["llama_other_tokenizer"], num_assistant_tokens=2)
     for _ in range(3):
-        Race(prepare(preset, PROMPT, OPERATOR, cache=cache)).run().to_dict()
+        race_of(preset, cache).run().to_dict()
     target_pool = cache.tokenizer_pool(tiny["llama_target"], allow_local=True)
     assistant_pool = cache.tokenizer_pool(tiny["llama_other_tokenizer"], allow_local=True)
     assert target_pool.copies_made <= 3  # prompt encoding, the reader, the UAD generate call
@@ -124,10 +138,10 @@ def test_tokenizer_copies_are_made_once_and_reused(tiny, cache):
 def test_start_stop_cycles_leave_no_threads(tiny, cache):
     """The short version of benchmarks/soak.py."""
     preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], max_new_tokens=1000)
-    setup = prepare(preset, PROMPT, OPERATOR, cache=cache)
+    race_of(preset, cache).prepare()  # the models loaded before counting threads
     before = threading.active_count()
     for _ in range(5):
-        race = Race(setup)
+        race = race_of(preset, cache)
         for event in race.events():
             if isinstance(event, TokenEvent):
                 race.stop()

@@ -9,7 +9,8 @@ import dataclasses
 from app.race import trust
 from app.race.ghosts import GhostCache
 from app.race.lifecycle import RaceRun
-from app.race.result import AssistedResult, RaceResult, Round, SideResult
+from app.race.protocol import Round
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.race.trust import KeptCheck, check_kept, noise_band, steps, unexplained
 from app.race.verdict import judge as verdict
 from app.render.why_panel import speedup_words

@@ -12,7 +12,8 @@ import pytest
 from app.bench.stats import cells, left_out, make_row, overall
 from app.bench.suite import SuitePrompt
 from app.cli.race_text import stats_line
-from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
+from app.race.protocol import Round, Token
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.race.trust import CPU_SHARE, MEASURE_LIMIT, PLAIN_STEP, Conditions
 from app.race.verdict import MEASURED, Verdict, pooled
 from app.race.why import explain_race
@@ -178,7 +179,7 @@ PROMPT = "The cat likes the dog and the dog likes the cat and the cat likes"
 
 
 class FakeShares:
-    """Stands in for app/race/workers.py ``CpuShare``: each side measured gets the next share of `shares` (a busy
+    """Stands in for app/race/_sides.py ``CpuShare``: each side measured gets the next share of `shares` (a busy
     machine injected as a measurement, the machine itself left alone)."""
 
     def __init__(self, shares: list[float]):
@@ -193,19 +194,19 @@ class FakeShares:
 
 def test_a_race_whose_plain_side_ran_under_load_is_not_a_measurement(tiny, cache, monkeypatch):
     from app.core.requests import RaceRequest
-    from app.race import workers
+    from app.race import _sides
     from app.race.lifecycle import RaceRun
     from tests.helpers import OPERATOR
 
     preset = make_preset("prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=3, max_new_tokens=16)
     request = RaceRequest(preset, PROMPT, limits=OPERATOR)
-    monkeypatch.setattr(workers, "CpuShare", FakeShares([0.3, 0.9]))  # plain, then assisted
+    monkeypatch.setattr(_sides, "CpuShare", FakeShares([0.3, 0.9]))  # plain, then assisted
     loaded = RaceRun(request, True, cache=cache).run()
     assert loaded.conditions == Conditions(CPU_SHARE, 0.3, 0.9)
     assert loaded.verdict.kind == "unmeasured" and "plain got 30% of the CPU it asked for" in loaded.verdict.reason
     assert loaded.to_dict()["verdict"]["conditions"]["baseline"] == 0.3
     assert "not a measurement" in finished_status(loaded) and "Not a measurement" in loaded.why.verdict
-    monkeypatch.setattr(workers, "CpuShare", FakeShares([0.9, 0.88]))
+    monkeypatch.setattr(_sides, "CpuShare", FakeShares([0.9, 0.88]))
     even = RaceRun(request, True, cache=cache).run()
     assert "of the CPU it asked for" not in even.verdict.reason  # whatever else this busy test machine shows
 
@@ -214,7 +215,7 @@ def test_a_kept_plain_run_is_checked_after_the_race_never_before_the_first_assis
     """Page = command line: racing a kept plain run warms up the assisted side only, and times the plain probe
     after the assisted side, so nothing plain runs between the click and the first assisted token."""
     from app.core.requests import RaceRequest, WARMUP_TOKENS
-    from app.race import trust, workers
+    from app.race import _sides, trust
     from app.race.ghosts import GhostCache
     from app.race.lifecycle import RaceRun
     from tests.helpers import OPERATOR
@@ -224,13 +225,13 @@ def test_a_kept_plain_run_is_checked_after_the_race_never_before_the_first_assis
     preset = make_preset("prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=3, max_new_tokens=16)
     request, ghosts = RaceRequest(preset, PROMPT, limits=OPERATOR), GhostCache()
     RaceRun(request, True, cache=cache, ghosts=ghosts).run()  # keeps its plain run
-    calls, generate = [], workers.Workers._generate
+    calls, generate_call = [], _sides.generate_call  # what each generate() call of the workers is given
 
-    def noted(self, policy, drafting, streamer=None, **limits):
-        calls.append(("assisted" if drafting else "plain", limits.get("max_new_tokens")))
-        return generate(self, policy, drafting, streamer, **limits)
+    def noted(setup, assisted, max_new_tokens=None, tokenizers=None):
+        calls.append(("assisted" if assisted else "plain", max_new_tokens))
+        return generate_call(setup, assisted, max_new_tokens, tokenizers)
 
-    monkeypatch.setattr(workers.Workers, "_generate", noted)
+    monkeypatch.setattr(_sides, "generate_call", noted)
     second = RaceRun(request, True, cache=cache, ghosts=ghosts).run()
     assert second.baseline_kept_at is not None and second.baseline_check["reused"]
     assert calls == [("assisted", WARMUP_TOKENS), ("assisted", None), ("plain", trust.PROBE_TOKENS + 1)]

@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from app.race.reader import RaceSnapshot, SideSnapshot
-from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
+from app.race.protocol import RaceSnapshot, SideSnapshot
+from app.race.protocol import Round, Token
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.render.live import LiveFrames
 from app.render.player import JS
 from app.render.style import RACE_CSS

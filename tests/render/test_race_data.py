@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from gradio.utils import diff
 
-from app.race.reader import RaceSnapshot, SideSnapshot
-from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
+from app.race.protocol import RaceSnapshot, SideSnapshot
+from app.race.protocol import Round, Token
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.render.live import LiveFrames, side_phase
 from app.render.race_data import (T_STATUS_INDEX, SideCodec, player_words, idle_data, recorded_data, round_item,
                                   token_item)

@@ -22,7 +22,7 @@ from app.core.knobs import FLAG, REQUEST, Origin
 from app.core.requests import build_request, read_text_file
 from app.core.sources import MAX_ID_CHARS, resolve
 from app.race.result import AssistedResult, RaceResult, SideResult
-from app.race import lifecycle
+from app.race import _sides, lifecycle
 from tests.app_server import launched, wait_until
 from tests.fuzzing import raw_json_client
 from tests.helpers import ROOT
@@ -49,16 +49,21 @@ def remote():
 
 @pytest.fixture
 def races(monkeypatch):
-    """Every Race the API endpoints create during the test."""
-    made = []
+    """Every race (app/race/lifecycle.py ``RaceRun``) the API endpoints create during the test."""
+    made, real = [], lifecycle.RaceRun.__init__
 
-    class Recorded(lifecycle.Race):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
+    def recorded(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        made.append(self)
 
-    monkeypatch.setattr(lifecycle, "Race", Recorded)
+    monkeypatch.setattr(lifecycle.RaceRun, "__init__", recorded)
     return made
+
+
+def sides(race) -> list:
+    """The race's two sides as a follower sees them (none before it starts)."""
+    snap = race.snapshot()
+    return [] if snap is None else list(snap.sides.values())
 
 
 def our_threads() -> list[str]:
@@ -94,9 +99,9 @@ def cli_error(capsys, *argv: str) -> str:
 # ----- 1. cancel means stop ----------------------------------------------------------------------------------------
 def assert_stopped(race) -> None:
     assert race.join(60), "a generate() thread kept running after its job was cancelled"
-    wait_for(lambda: all(r.done for r in race.records.values()), 30, "the reader to see both sides end")
-    assert any(r.stopped for r in race.records.values()), "the race ran to its end instead of being stopped"
-    assert max(len(r.token_ids) for r in race.records.values()) < 4000
+    wait_for(lambda: sides(race) and all(s.done for s in sides(race)), 30, "the reader to see both sides end")
+    assert any(s.stopped for s in sides(race)), "the race ran to its end instead of being stopped"
+    assert max(len(s.tokens) for s in sides(race)) < 4000
 
 
 def test_a_cancelled_api_race_stops_both_generate_threads(local, races, tiny):
@@ -106,7 +111,8 @@ def test_a_cancelled_api_race_stops_both_generate_threads(local, races, tiny):
     for _ in range(3):  # a small storm: each cancelled race must stop, none may pile up
         before = len(races)
         job = client.submit(**long_race(tiny))
-        wait_for(lambda: len(races) > before and races[-1].records["baseline"].token_ids, what="the race to start")
+        wait_for(lambda: len(races) > before and sides(races[-1]) and sides(races[-1])[0].tokens,
+                 what="the race to start")
         assert job.cancel()
         assert_stopped(races[-1])
     wait_for(lambda: not our_threads(), 30, "the API and race threads to end")
@@ -129,7 +135,7 @@ def test_a_disconnected_api_client_stops_its_race(local, races, tiny):
                               stdout=subprocess.PIPE, text=True)
     try:
         assert client.stdout.readline().strip() == "streaming"
-        assert races and not all(r.done for r in races[-1].records.values())
+        assert races and not all(s.done for s in sides(races[-1]))
     finally:
         client.kill()
         client.wait(30)
@@ -251,16 +257,14 @@ def test_a_failed_result_claims_neither_identical_nor_a_speedup():
 @pytest.fixture
 def failing_assisted_side(monkeypatch):
     """Make every assisted generate() call fail the way a bad setting would."""
-    from app.race import workers as runner
-
-    real = runner.generate_call
+    real = _sides.generate_call
 
     def fail(setup, assisted, *args, **kwargs):
         if assisted:
             raise ArenaError("the assisted side failed on purpose")
         return real(setup, assisted, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "generate_call", fail)
+    monkeypatch.setattr(_sides, "generate_call", fail)
 
 
 def test_a_failed_side_is_an_api_error_not_a_result(local, tiny, failing_assisted_side):

@@ -18,7 +18,8 @@ from app.core.loader import MODEL_CACHE
 from app.core.presets import load_presets
 from app.core.requests import Limits, build_request
 from app.race.methods import METHODS
-from app.race.result import AssistedResult, RaceResult, Round, SideResult, Token
+from app.race.protocol import Round, Token
+from app.race.result import AssistedResult, RaceResult, SideResult
 from app.render.figures import badge_html, rounds_chart_html, race_stats_html
 from app.render.hardware import hardware_html
 from app.render.panes import legend_html
@@ -192,7 +193,7 @@ def test_session_is_per_user():
     s = Session()
     s.latest = _result()
     fresh = copy.deepcopy(s)  # what gr.State does for every new session
-    assert fresh is not s and fresh.latest is None and fresh.race is None
+    assert fresh is not s and fresh.latest is None and fresh.run is None
     state = gr.State(s)
     assert isinstance(state.value, Session) and state.value is not s
 

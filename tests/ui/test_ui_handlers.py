@@ -52,8 +52,8 @@ def _until_tokens(gen, session: Session, frame, timeout: float = 120.0) -> dict:
     deadline = time.monotonic() + timeout
     for values in gen:
         f = frame(values)
-        race = session.race
-        if race is not None and all(len(r.tokens) >= 2 for r in race.records.values()):
+        snap = session.run.snapshot() if session.run is not None else None
+        if snap is not None and all(len(s.tokens) >= 2 for s in snap.sides.values()):
             return f
         assert time.monotonic() < deadline, "no tokens in time"
     raise AssertionError("the stream ended before tokens arrived")
@@ -66,11 +66,11 @@ def test_closing_the_stream_stops_the_race(handlers, frame):
     f = _until_tokens(gen, session, frame)
     sides = f["player"]["sides"]
     assert sides["baseline"]["phase"] == "running" and sides["assisted"]["tokens"] and f["player"]["state"] == "racing"
-    race = session.race
+    run = session.run
     gen.close()
-    assert race.stop_event.is_set()
-    assert race.join(15), "worker threads still running after the stream was closed"
-    assert len(race.records["baseline"].token_ids) < 256
+    assert run.stop_event.is_set()
+    assert run.join(15), "worker threads still running after the stream was closed"
+    assert len(run.snapshot().sides["baseline"].tokens) < 256
 
 
 def test_stop_button_ends_both_runs(handlers, frame):

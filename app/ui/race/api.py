@@ -1,5 +1,5 @@
 """Named API endpoints ``/race`` and ``/measure``: the ``race --json`` object (docs/DESIGN.md §4) through the same
-race path as the CLI (``RaceRun``, or ``EngineRun`` for a serving engine), with parameters generated from the knob
+race path as the CLI (a ``Run``: ``RaceRun``, or ``EngineRun`` for a serving engine), with parameters generated from the knob
 table (None keeps the preset's value, like an absent flag)."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from ...core.errors import ArenaError
 from ...core.knobs import KNOB_TABLE, KNOBS, REQUEST
 from ...core.requests import build_request
 from ...engine.request import build_engine_request
-from ...engine.result import EngineRace
 from ...engine.run import EngineRun
 from ...race.lifecycle import RaceRun
+from ...race.protocol import Run
+from ...race.result import RaceResult
 from ..config import DEFAULT_PRESET, UIConfig
 from .. import popups
 from ..engines import chosen_target
@@ -62,7 +63,7 @@ def parameters() -> list[inspect.Parameter]:
     return [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d, annotation=t) for n, t, d in params]
 
 
-def _run_for(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Any:
+def _run_for(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Run[RaceResult]:
     """The run a call asks for: a preset's race (RaceRun) or one of the operator's engines (EngineRun, always
     sequential; the preset's other parameters are the engine's own and may not be given)."""
     target = chosen_target(values["preset"], config.endpoints)
@@ -86,12 +87,9 @@ def stream_api(config: UIConfig, sequential: bool, values: dict[str, Any]) -> It
     try:
         run = _run_for(config, sequential, values)
         yield from in_background(run.prepare, "api-prepare")
-        outcome = yield from in_background(run.run, "api-race")
-        if isinstance(outcome, EngineRace):
-            outcome.result.raise_if_failed()
-            yield outcome.to_dict()
-        else:
-            yield outcome.raise_if_failed().to_dict()
+        result = yield from in_background(run.run, "api-race")
+        result.raise_if_failed()
+        yield run.json()
     except ArenaError as exc:
         raise popups.error(exc) from None
     finally:

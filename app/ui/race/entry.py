@@ -1,19 +1,20 @@
-"""What one press of Race races (docs/DESIGN.md §1, §4.7): a transformers preset through the race lifecycle
-(:class:`~app.race.lifecycle.RaceRun`) or one of the operator's serving engines (:class:`~app.engine.run.EngineRun`),
-both built from the controls through the one request builder with the server's limits, both drawn the same way."""
+"""What one press of Race races (docs/DESIGN.md §1, §4.7): a transformers preset (:class:`~app.race.lifecycle.RaceRun`)
+or one of the operator's serving engines (:class:`~app.engine.run.EngineRun`), both a
+:class:`~app.race.protocol.Run` built from the controls through the one request builder with the server's limits, both
+drawn the same way. Which kind it is is decided here, once: the entry carries the finished race's trace and panels."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ...core.words import t
-from ...engine.result import EngineRace
 from ...engine.run import EngineRun
 from ...engine.target import EngineTarget
 from ...race.ghosts import GHOSTS
 from ...race.lifecycle import RaceRun
 from ...race.methods import get_method
+from ...race.protocol import Run
 from ...race.result import RaceResult
 from ...render.engine_panel import engine_cards_html, engine_why_html
 from ...render.panes import subtitles
@@ -28,16 +29,19 @@ from .engine import engine_request
 
 @dataclass
 class Entry:
-    """One race to run. run: its RaceRun or EngineRun; titles: the panes' subtitles; max_tokens: its token cap;
-    lossless: whether a divergence is unexpected; signature: what pairs its results (same settings, other mode);
-    engine: the operator's engine it races (None: a transformers preset); request: what built it."""
+    """One race to run. run: it; titles: the panes' subtitles; max_tokens: its token cap; lossless: whether a
+    divergence is unexpected; signature: what pairs its results (same settings, other mode); request: what built it;
+    trace: the finished race's trace (docs/DESIGN.md §4.3) from its result; panels: (the engine's own figures for the
+    stats, or None; the why panel) from its result; engine: the operator's engine it races (None: a preset)."""
 
-    run: Any
+    run: Run[RaceResult]
     titles: tuple[str, str]
     max_tokens: int
     lossless: bool
     signature: Any
     request: Any
+    trace: Callable[[RaceResult], dict[str, Any]]
+    panels: Callable[[RaceResult], tuple[str | None, str]]
     engine: EngineTarget | None = None
 
     @property
@@ -62,29 +66,14 @@ def entry_from_controls(values: dict[str, Any], config: UIConfig, sequential: bo
     target = chosen_target(values.get("preset"), config.endpoints)
     if target is not None:
         request = engine_request(target, values, config.limits)
-        return Entry(EngineRun(request), engine_titles(target, None), request.max_new_tokens, True, ("engine", request),
-                     request, target)
+        engine_run = EngineRun(request)
+        return Entry(engine_run, engine_titles(target, None), request.max_new_tokens, True, ("engine", request), request,
+                     lambda _: engine_trace(engine_run.race, request.prompt, request.max_new_tokens),
+                     lambda _: (engine_cards_html(engine_run.race), engine_why_html(engine_run.race)), target)
     request = request_from_controls(values, config.limits)
     p = request.preset
-    run = RaceRun(request, sequential, ghosts=GHOSTS if sequential else None)
-    return Entry(run, subtitles(method_text(get_method(p.method), "title"), p.target, p.assistant), p.max_new_tokens,
-                 get_method(p.method).lossless, request.signature, request)
-
-
-def race_result(outcome: RaceResult | EngineRace) -> RaceResult:
-    """The contract result of what a run returned (an engine race wraps it with the engine's own figures)."""
-    return outcome.result if isinstance(outcome, EngineRace) else outcome
-
-
-def panels(outcome: RaceResult | EngineRace) -> tuple[str | None, str]:
-    """(the engine's own figures for the stats, or None; the why panel) of a finished race."""
-    if isinstance(outcome, EngineRace):
-        return engine_cards_html(outcome), engine_why_html(outcome)
-    return None, why_panel_html(outcome)
-
-
-def trace_of(entry: Entry, outcome: RaceResult | EngineRace) -> dict[str, Any]:
-    """The finished race's trace (docs/DESIGN.md §4.3): an engine race's names the engine."""
-    if isinstance(outcome, EngineRace):
-        return engine_trace(outcome, entry.request.prompt, entry.max_tokens)
-    return build_trace(entry.request, outcome)
+    method = get_method(p.method)
+    return Entry(RaceRun(request, sequential, ghosts=GHOSTS if sequential else None),
+                 subtitles(method_text(method, "title"), p.target, p.assistant), p.max_new_tokens, method.lossless,
+                 request.signature, request, lambda result: build_trace(request, result),
+                 lambda result: (None, why_panel_html(result)))

@@ -1,30 +1,29 @@
 """Event functions of the Race tab, each returning or yielding ``{component: value}``: the streaming race (a
-:class:`~app.race.lifecycle.RaceRun`, or an :class:`~app.engine.run.EngineRun` for a serving engine; every
-:data:`TICK` s the race's data from its snapshot, which the player in the browser draws: docs/DESIGN.md §4.9), Tune,
-stop, the preset and example choices."""
+:class:`~app.race.protocol.Run`: a preset's or a serving engine's; every :data:`TICK` s the race's data from its
+snapshot, which the player in the browser draws: docs/DESIGN.md §4.9), Tune, stop, the preset and example choices."""
 
 from __future__ import annotations
 
-import os
 import time
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Iterator
 
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.machine import device_name, peak_memory_bytes
 from ...core.presets import get_preset
 from ...core.requests import check_preset_id
 from ...engine.result import ENGINE_PRESET
-from ...engine.run import EngineSetup
-from ...race.prepare import RaceSetup
+from ...race.prepare import machine_facts
+from ...race.protocol import RaceSnapshot, Run, Side
 from ...race.result import RaceResult
-from ...race.runner import RaceSnapshot
 from ..config import UIConfig
 from ..boundary import failure_text
 from ...core.words import t, translate
 from ...render.status import status_html
 from ..streaming import run_streaming
+from ..replay.files import RaceDownloads
 from ..uploads import whole_index
 from .controls import (CONCURRENT, CONTROL_NAMES, SAMPLING, example_headers, methods_overview, preset_state,
                        request_from_controls)
@@ -32,7 +31,7 @@ from ...render.panes import legend_html
 from ...render.race_data import idle_data
 from ...render.sampling_check import empty_html
 from .engine import engine_state
-from .entry import Entry, entry_from_controls, panels, race_result, trace_of
+from .entry import Entry, entry_from_controls
 from ..engines import chosen_target
 from ...render.why_panel import speedup_words, why_panel_html
 from ...render.live import LiveFrames
@@ -45,23 +44,6 @@ from ...render.hardware import hardware_html
 TICK = 0.15
 #: Seconds between two frames while the player still replays plain's run after the assisted side ended.
 GHOST_TICK = 0.25
-
-
-def machine_facts(setup: RaceSetup | EngineSetup | None = None) -> dict:
-    """Device and model facts for the hardware panel (no model is loaded here); for an engine race, the engine's."""
-    import torch
-
-    if isinstance(setup, EngineSetup):
-        return {"device": setup.device, "gpu": None, "models": [],
-                "engine": {"name": setup.engine, "version": setup.version, "model": setup.model,
-                           "speculative_type": setup.speculative_type}}
-    device = setup.device if setup is not None else ("cuda" if torch.cuda.is_available() else "cpu")
-    gpu = device_name(device) if str(device).startswith("cuda") and torch.cuda.is_available() else None
-    loaded = [] if setup is None else [("target", setup.target), ("assistant", setup.assistant)]
-    models = [{"role": role, "spec": m.spec, "n_params": m.n_params, "weight_bytes": m.weight_bytes, "dtype": m.dtype,
-               "device": m.device, "load_seconds": m.load_seconds} for role, m in loaded if m is not None]
-    return {"device": str(device), "gpu": gpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "models": models, "peak_bytes": peak_memory_bytes(str(device)) if models else None}
 
 
 def plain_provenance(result: RaceResult) -> str:
@@ -105,7 +87,7 @@ class GhostClock:
         self.zero: float | None = None  # monotonic time at which the assisted side started
 
     def note(self, snap: RaceSnapshot | None) -> None:
-        assisted = snap.sides["assisted"] if snap is not None else None
+        assisted = snap.sides[Side.ASSISTED] if snap is not None else None
         if self.sequential and self.zero is None and assisted is not None and assisted.started \
                 and assisted.elapsed is not None:
             self.zero = time.monotonic() - assisted.elapsed
@@ -115,7 +97,7 @@ class GhostClock:
         self.note(snap)
         if self.zero is None or snap is None:
             return 0.0
-        plain, assisted = snap.sides["baseline"], snap.sides["assisted"]
+        plain, assisted = snap.sides[Side.BASELINE], snap.sides[Side.ASSISTED]
         if plain.error or plain.stopped or assisted.stopped or assisted.error:
             return 0.0
         return max(0.0, plain.seconds - (time.monotonic() - self.zero))
@@ -125,10 +107,65 @@ class _TuneStopped(Exception):
     """Stop was pressed while Tune measured."""
 
 
+@dataclass(eq=False)
+class RaceUI:
+    """The Race tab's components by name (``ui.run``, ``ui.knobs["prompt_lookup_num_tokens"]``, ...), set as
+    app/ui/race/tab.py builds them (None until then); the events' inputs and outputs are listed here once."""
+
+    session: gr.State = None
+    player: gr.HTML = None
+    legend: gr.HTML = None
+    show_rejected: gr.Checkbox = None
+    prompt: gr.Textbox = None
+    run: gr.Button = None
+    mode: gr.Radio = None
+    tune: gr.Button = None
+    stop: gr.Button = None
+    status: gr.HTML = None
+    examples: gr.Dataset = None
+    stats: gr.HTML = None
+    why: gr.HTML = None
+    chart: gr.HTML = None
+    downloads: RaceDownloads = None
+    check_result: gr.HTML = None
+    hardware: gr.HTML = None
+    preset: gr.Dropdown = None
+    card: gr.HTML = None
+    knobs_box: gr.Accordion = None
+    knobs: dict[str, gr.components.Component] = field(default_factory=dict)
+    methods: gr.Markdown = None
+    production: SimpleNamespace = None  # app/ui/deploy.py production_panel
+    models_box: gr.Accordion = None
+    target: gr.Textbox = None
+    assistant: gr.Textbox = None
+    chat_template: gr.Checkbox = None
+    decoding_box: gr.Accordion = None
+    max_new_tokens: gr.Slider = None
+    decoding: gr.Radio = None
+    sampling_row: gr.Row = None
+    temperature: gr.Slider = None
+    top_p: gr.Slider = None
+    seed: gr.Number = None
+
+    def controls(self) -> list:
+        """The control components in CONTROL_NAMES order (the race events' inputs after session and toggle); each
+        control is the attribute of its name, a knob's is in ``knobs``."""
+        return [self.knobs[n] if n in self.knobs else getattr(self, n) for n in CONTROL_NAMES]
+
+    def preset_outputs(self) -> list:
+        return [self.card, self.target, self.assistant, self.chat_template, self.max_new_tokens, self.decoding,
+                self.temperature, self.top_p, self.sampling_row, self.knobs_box, *self.knobs.values(), self.examples,
+                self.prompt, self.mode, self.models_box, self.tune]
+
+    def stream_outputs(self) -> list:
+        return [self.player, self.stats, self.why, self.chart, self.hardware, self.status, self.run, self.mode,
+                self.tune, self.stop, *self.downloads.outputs()]
+
+
 class RaceHandlers:
     """The Race tab's event functions, bound to one server configuration and the tab's components (`ui`)."""
 
-    def __init__(self, config: UIConfig, ui: Any):
+    def __init__(self, config: UIConfig, ui: RaceUI):
         self.config, self.ui = config, ui
 
     # ----- frames ----------------------------------------------------------------------------------
@@ -151,7 +188,7 @@ class RaceHandlers:
         both sides at once (a show), as the mode control says (docs/DESIGN.md §1)."""
         yield from self._stream(session, dict(zip(CONTROL_NAMES, values)), mode != CONCURRENT)
 
-    def _prepare(self, session: Session, run: Any, frames: LiveFrames) -> Iterator:
+    def _prepare(self, session: Session, run: Run[RaceResult], frames: LiveFrames) -> Iterator:
         """Load models (or check an engine's pair) in a worker thread, yielding progress frames; returns the setup."""
         messages: list[str] = []
         run.progress = messages.append
@@ -164,8 +201,7 @@ class RaceHandlers:
 
     def _run(self, session: Session, entry: Entry, setup: Any, frames: LiveFrames) -> Iterator:
         """Race in a worker thread (the run's own threads do the work: app/race's workers and reader, or an engine
-        race's streams), sending the race's data every TICK; returns what the run returned (a RaceResult, or an
-        engine's EngineRace)."""
+        race's streams), sending the race's data every TICK; returns the race's result."""
         run = entry.run
         shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
         note = (t("race.note_engine", name=entry.engine.name) if entry.engine else t("race.note_fair") if run.sequential
@@ -180,12 +216,11 @@ class RaceHandlers:
             return self.panes(session, frames.frame(snap), status_html(text))
 
         yield {**frame(), **self.hardware(session)}
-        outcome = yield from run_streaming(run.run, frame, TICK, "race-reader")
-        while (left := ghost.left(run.snapshot())) > 0 and not session.cancel.is_set() \
-                and not race_result(outcome).errors:
+        result = yield from run_streaming(run.run, frame, TICK, "race-reader")
+        while (left := ghost.left(run.snapshot())) > 0 and not session.cancel.is_set() and not result.errors:
             time.sleep(min(GHOST_TICK, left))  # the player still replays plain's run: the race is not over
             yield frame()
-        return outcome
+        return result
 
     def _stream(self, session: Session, values: dict, sequential: bool) -> Iterator[dict]:
         session.begin()
@@ -198,15 +233,15 @@ class RaceHandlers:
             yield {**self.panes(session, frames.loading(t("race.preparing")), status_html(t("race.preparing"))),
                    **self.buttons(True)}
             setup = yield from self._prepare(session, entry.run, frames)
-            session.facts = machine_facts(setup)
-            frames.titles = dict(zip(("baseline", "assisted"), entry.titles_after(setup)))
+            session.facts = entry.run.facts()
+            frames.titles = dict(zip(Side, entry.titles_after(setup)))
             if session.cancel.is_set():
                 yield {**self.panes(session, frames.loading(t("race.stopped_before"), "stopped"),
                                     status_html(t("race.stopped_before"))),
                        **self.hardware(session), **self.buttons(False)}
                 return
-            outcome = yield from self._run(session, entry, setup, frames)
-            yield self._finish(session, entry, frames, outcome)
+            result = yield from self._run(session, entry, setup, frames)
+            yield self._finish(session, entry, frames, result)
         except Exception as exc:  # a bad request or a bug: keep serving, say what happened in one line
             yield self._failed(session, failure_text(exc, "race"))
         finally:
@@ -215,10 +250,9 @@ class RaceHandlers:
             if session.run is not None:  # the tab went away (GeneratorExit) or the run failed: end both workers
                 session.run.close("client left or run ended early")
 
-    def _finish(self, session: Session, entry: Entry, frames: LiveFrames, outcome: Any) -> dict:
-        result = race_result(outcome)
+    def _finish(self, session: Session, entry: Entry, frames: LiveFrames, result: RaceResult) -> dict:
         session.remember(result.mode, entry.signature, result)
-        engine_html, why = panels(outcome)
+        engine_html, why = entry.panels(result)
         stats = race_stats_html(result, session.paired("concurrent", entry.signature),
                                 session.paired("sequential", entry.signature), session.lossless, engine_html)
         if result.errors:
@@ -228,7 +262,7 @@ class RaceHandlers:
         else:
             status = finished_status(result)
         downloads = self.ui.downloads.cleared() if result.errors else self.ui.downloads.ready(
-            lambda: trace_of(entry, outcome), result.preset)
+            lambda: entry.trace(result), result.preset)
         return {**self.panes(session, frames.finished(result), status), **self.hardware(session),
                 **self.buttons(False), self.ui.stats: stats, self.ui.why: why,
                 self.ui.chart: rounds_chart_html(result.assisted.rounds), **downloads}

@@ -5,29 +5,27 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ...race.protocol import Run
 from ...race.result import RaceResult
+from ...render.live import LiveFrames
 from ..streaming import PerSession
 
 
 class Session(PerSession):
     """One browser session: its running race, last results and view toggles (gradio deep-copies the initial value:
-    each session gets a fresh one). results: mode -> (settings signature, RaceResult); frames: the frames of the
-    latest race (app/render/live.py), whose last one a failure marks as failed."""
+    each session gets a fresh one). run: the latest race (a transformers or an engine race, app/race/protocol.py);
+    results: mode -> (settings signature, RaceResult); frames: the frames of the latest race (app/render/live.py),
+    whose last one a failure marks as failed."""
 
     def __init__(self) -> None:
-        self.run = None  # the latest race's run: an app.race.lifecycle.RaceRun, or an app.engine.run.EngineRun
+        self.run: Run[RaceResult] | None = None
         self.active = False  # a race/measure event of this session is in progress (loading or running)
         self.cancel = threading.Event()
         self.results: dict[str, tuple[Any, RaceResult]] = {}
         self.latest: RaceResult | None = None
         self.lossless = True
-        self.frames: Any = None
+        self.frames: LiveFrames | None = None
         self.facts: dict | None = None
-
-    @property
-    def race(self) -> Any:
-        """The running (or last) app.race.runner.Race; None before one starts, or for an engine race."""
-        return getattr(self.run, "race", None)
 
     def begin(self) -> None:
         """A new run starts: forget an old stop request."""

@@ -4,7 +4,6 @@ small section builders that each wire their own controls."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
@@ -19,10 +18,10 @@ from ...render.status import status_html
 from ..language import label
 from ..replay.files import RaceDownloads
 from .api import make_endpoint
-from .controls import (CONTROL_NAMES, DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode, example_headers,
+from .controls import (DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_race_mode, example_headers,
                        methods_overview, preset_choices, preset_state)
 from .sampling_check import SamplingCheckPanel
-from .handlers import RaceHandlers, machine_facts
+from .handlers import RaceHandlers, RaceUI
 from ...render.panes import legend_html
 from ...render.player import GRADIO_MOUNT, SHOW_PANES_JS, SHOW_REJECTED_JS
 from ...render.race_data import idle_data
@@ -30,26 +29,9 @@ from ...render.why_panel import why_panel_html
 from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html
 from ...render.hardware import hardware_html
+from ...race.prepare import machine_facts
 
 SCHEDULE_CHOICES = [(label("ui.race.schedule_default"), DEFAULT_SCHEDULE), *SCHEDULES]
-
-
-class RaceUI(SimpleNamespace):
-    """The Race tab's components by name (``ui.run``, ``ui.knobs["prompt_lookup_num_tokens"]``, ...)."""
-
-    def controls(self) -> list:
-        """The control components in CONTROL_NAMES order (the race events' inputs after session and toggle); each
-        control is the attribute of its name, a knob's is in ``knobs``."""
-        return [self.knobs[n] if n in self.knobs else getattr(self, n) for n in CONTROL_NAMES]
-
-    def preset_outputs(self) -> list:
-        return [self.card, self.target, self.assistant, self.chat_template, self.max_new_tokens, self.decoding,
-                self.temperature, self.top_p, self.sampling_row, self.knobs_box, *self.knobs.values(), self.examples,
-                self.prompt, self.mode, self.models_box, self.tune]
-
-    def stream_outputs(self) -> list:
-        return [self.player, self.stats, self.why, self.chart, self.hardware, self.status, self.run, self.mode,
-                self.tune, self.stop, *self.downloads.outputs()]
 
 
 def knob_component(name: str, value: Any, visible: bool) -> gr.components.Component:

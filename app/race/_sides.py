@@ -1,13 +1,16 @@
-"""The working side of a race (docs/DESIGN.md §1, §7): baseline and assisted generate() in worker threads that push
-typed events and always end with a :class:`~app.race.tracer.DoneEvent`. Concurrent mode starts both sides at once (a
-show); sequential mode warms up, checks a kept plain run (docs/DESIGN.md §5.16), then times the sides one after the
-other. A stop ends both after their current forward pass."""
+"""The two sides of one race, private to app/race/lifecycle.py ``RaceRun`` (docs/DESIGN.md §1, §7): the worker
+threads (:class:`Workers`: baseline and assisted generate(), which push typed events and always end with a
+``DoneEvent``; concurrent mode starts both sides at once, a show; sequential mode warms up, checks a kept plain run
+(docs/DESIGN.md §5.16), then times the sides one after the other; a stop ends both after their current forward pass)
+and the reader (:class:`Reader`: the events decoded, on the thread that runs the race, into one record per side,
+copied into the snapshots followers read)."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
@@ -19,13 +22,15 @@ from .drafting import calibrate, policy_factory
 from .ghosts import KeptRun
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call, uad_tokenizers
-from .reader import SIDES
-from .tracer import DoneEvent, ErrorEvent, Event, StopOnEvent, TokenEvent, TraceStreamer
+from .protocol import (DoneEvent, ErrorEvent, Event, RaceSnapshot, Round, RoundEvent, Side, SideSnapshot, Status,
+                       Token, TokenEvent)
+from .tracer import Detokenizer, StopOnEvent, TraceStreamer
 from .trust import CPU_SHARE, PROBE_TOKENS, Conditions, KeptCheck, check_kept, failed_check, too_old
 
 log = logging.getLogger(__name__)
 
 
+# ----- the working side: worker threads that generate and send events ---------------------------------------------
 def describe_error(exc: BaseException, setup: RaceSetup | None = None) -> tuple[str, bool]:
     """(one-line message for the user, whether the failure is an expected one that needs no traceback)."""
     known = setup.method.explain(exc) if setup is not None else None
@@ -84,8 +89,7 @@ class Workers:
         self.setup, self.sequential, self.seed, self.stop_event, self.emit = setup, sequential, seed, stop, emit
         self.threads_per_side = side_threads(setup.device, concurrent=not sequential)
         self._policies = self.policy = self.verify_cost = None
-        self.threads: list[threading.Thread] = []
-        self.streamers: dict[str, TraceStreamer] = {}
+        self.streamers: dict[Side, TraceStreamer] = {}
         self.kept: KeptRun | None = None
         self.kept_check: KeptCheck | None = None  # the check of a kept run found for this race (None: none found)
         self.cpu_shares: dict[str, float | None] = {}  # each side's measured share of the CPU (docs/DESIGN.md §5.16)
@@ -101,10 +105,10 @@ class Workers:
         """The torch threads a side runs on (all of the machine's in a sequential CPU race)."""
         return self.threads_per_side or torch.get_num_threads()
 
-    def _run_side(self, side: str, after: Callable[[], None] | None = None) -> None:
+    def _run_side(self, side: Side, after: Callable[[], None] | None = None) -> None:
         """Run one side; `after` (the check of a kept run) runs once the side has ended, before its Done event, so
         the race's result includes it."""
-        assisted = side == "assisted"
+        assisted = side == Side.ASSISTED
         policy, drafting = self._drafts(assisted)
         self.policy = policy if assisted else self.policy
         streamer = TraceStreamer(side, assisted, self.emit, undrafted=assisted and not drafting)
@@ -186,7 +190,7 @@ class Workers:
             message, expected = describe_error(exc, self.setup)
             if not expected:  # an expected failure is one line for the user, not a traceback (docs/DESIGN.md §4)
                 log.exception("warm-up failed")
-            for side in SIDES:
+            for side in Side:
                 self.emit(ErrorEvent(side, message))
                 self.emit(DoneEvent(side, 0.0, self.stop_event.is_set()))
             return
@@ -194,37 +198,112 @@ class Workers:
         if kept is not None:
             self._replay_kept(kept)
         else:
-            self._run_side("baseline")
-        self._run_side("assisted", after=(lambda: self._check_kept(kept)) if kept is not None else None)
+            self._run_side(Side.BASELINE)
+        self._run_side(Side.ASSISTED, after=(lambda: self._check_kept(kept)) if kept is not None else None)
 
     def _replay_kept(self, kept: KeptRun) -> None:
         """The kept plain run as the baseline side's events (the reader decodes them as it did the first time)."""
         for i, (token_id, t) in enumerate(zip(kept.token_ids, kept.token_times)):
-            self.emit(TokenEvent("baseline", i, token_id, "target", t))
-        self.emit(DoneEvent("baseline", kept.seconds, False))
+            self.emit(TokenEvent(Side.BASELINE, i, token_id, Status.TARGET, t))
+        self.emit(DoneEvent(Side.BASELINE, kept.seconds, False))
 
-    def start(self, kept: KeptRun | None = None) -> None:
-        """Calibrate, then start the worker thread(s); `kept`: a kept plain run a sequential race may race."""
+    def start(self, kept: KeptRun | None = None) -> list[threading.Thread]:
+        """Calibrate, then start the worker thread(s) and return them; `kept`: a kept plain run a sequential race may
+        race."""
         self.verify_cost = calibrate(self.setup, self.threads_per_side)  # measured once per model and thread count
         self._policies = policy_factory(self.setup, self.verify_cost, self.threads_per_side)
         self.kept = kept if self.sequential else None
         if self.kept is not None and too_old(time.time() - self.kept.recorded_at):
             self.kept_check, self.kept = too_old(time.time() - self.kept.recorded_at), None
         if self.sequential:
-            self.threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
+            threads = [threading.Thread(target=self._run_sequential, name="race-sequential", daemon=True)]
         else:
-            self.threads = [threading.Thread(target=self._run_side, args=(s,), name=f"race-{s}", daemon=True)
-                            for s in SIDES]
-        for t in self.threads:
+            threads = [threading.Thread(target=self._run_side, args=(s,), name=f"race-{s}", daemon=True) for s in Side]
+        for t in threads:
             t.start()
+        return threads
 
-    def alive(self) -> bool:
-        """Whether a worker thread is still running."""
-        return any(t.is_alive() for t in self.threads)
 
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the workers; True when all have ended."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        for t in self.threads:
-            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return not self.alive()
+# ----- the reading side: events decoded into one record per side, copied into snapshots ---------------------------
+@dataclass
+class SideRecord:
+    """What the reader has seen of one side (texts decoded on the reader's thread)."""
+
+    token_ids: list[int] = field(default_factory=list)
+    tokens: list[Token] = field(default_factory=list)
+    token_times: list[float] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+    seconds: float = 0.0
+    ttft: float | None = None
+    error: str | None = None
+    done: bool = False
+    stopped: bool = False
+
+
+class Reader:
+    """Decodes one race's events into :class:`SideRecord` s. Fast tokenizers are not thread-safe, so the reader takes
+    its own tokenizer from the setup's pool and gives it back with :meth:`release` once nothing will decode any more."""
+
+    def __init__(self, setup: RaceSetup):
+        self.setup = setup
+        self.records = {side.value: SideRecord() for side in Side}
+        self.tokenizer = tok = setup.tokenizers.acquire()
+        self._released = False
+        context = setup.input_ids[0].tolist()
+        self._detok = {side: Detokenizer(tok, context) for side in Side}
+        self._special_ids = frozenset(getattr(tok, "all_special_ids", ()) or ())
+
+    @property
+    def done(self) -> bool:
+        """Whether both sides have ended."""
+        return all(r.done for r in self.records.values())
+
+    def record(self, event: Event) -> SideRecord:
+        """Apply `event` to its side's record (returned)."""
+        rec = self.records[event.side]
+        if isinstance(event, TokenEvent):
+            text = self._detok[event.side].push(event.token_id)
+            rec.token_ids.append(event.token_id)
+            rec.tokens.append(Token(event.token_id, text, event.status, event.p_target, event.p_draft,
+                                    event.token_id in self._special_ids))
+            rec.token_times.append(event.t)
+            if rec.ttft is None:
+                rec.ttft = event.t
+        elif isinstance(event, RoundEvent):
+            rejected = self.tokenizer.decode(list(event.rejected_ids), skip_special_tokens=False,
+                                             clean_up_tokenization_spaces=False)
+            rec.rounds.append(Round(event.drafted, event.accepted, rejected, event.draft_seconds, event.verify_seconds,
+                                    event.rejected_p_target, event.rejected_p_draft))
+        elif isinstance(event, ErrorEvent):
+            rec.error = event.message
+        elif isinstance(event, DoneEvent):
+            tail = self._detok[event.side].flush()
+            if tail and rec.tokens:
+                rec.tokens[-1].text += tail
+            rec.seconds, rec.done, rec.stopped = event.seconds, True, event.stopped
+        return rec
+
+    def side(self, side: Side) -> dict[str, Any]:
+        """One side's fields of a SideResult (texts decoded in context)."""
+        rec = self.records[side]
+        return {"text": self._detok[side].text(rec.token_ids), "token_ids": list(rec.token_ids),
+                "seconds": rec.seconds, "ttft_seconds": rec.ttft, "token_times": list(rec.token_times),
+                "token_texts": [t.text for t in rec.tokens]}
+
+    def snapshot(self, sequential: bool, streamers: dict[Side, Any], kept_at: float | None) -> RaceSnapshot:
+        """What the race has produced so far, copied (safe to read while the reader thread appends). A side has
+        started once its streamer exists; its elapsed time runs from its generate()'s start to its final time."""
+        sides = {}
+        for side, rec in self.records.items():
+            n = min(len(rec.tokens), len(rec.token_times))  # the reader appends a token, then its time
+            streamer = streamers.get(side)
+            elapsed = rec.seconds if rec.done else None if streamer is None else time.perf_counter() - streamer.start
+            sides[side] = SideSnapshot(tuple(rec.tokens[:n]), tuple(rec.rounds), tuple(rec.token_times[:n]), rec.ttft,
+                                       rec.seconds, rec.error, rec.done, rec.stopped, streamer is not None, elapsed)
+        return RaceSnapshot(sequential, sides, kept_at)
+
+    def release(self) -> None:
+        """Give the reader's tokenizer back to the pool (once; only after both sides ended)."""
+        if not self._released and self.done:
+            self._released = True
+            self.setup.tokenizers.release(self.tokenizer)
