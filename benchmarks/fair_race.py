@@ -29,7 +29,7 @@ from typing import Any
 from app.bench.suite import BUILTIN_SUITE, load_suite, select
 from app.core.presets import get_preset
 from app.core.requests import Limits, build_request
-from app.race.ghosts import GHOSTS
+from app.race.kept import KEPT_RUNS
 from app.race.lifecycle import run_race
 
 
@@ -85,7 +85,7 @@ def one_round(handlers: Any, controls: list, preset_id: str, prompt: str, tokens
     """`repeats` page fair races and `race --sequential` runs, interleaved; prints each and both medians."""
     page, cli = [], []
     for i in range(repeats):
-        GHOSTS.clear()
+        KEPT_RUNS.clear()
         result, _, _ = page_fair_race(handlers, controls)
         page.append((result.speedup, result.verdict.kind))
         data = cli_sequential(preset_id, prompt, tokens)

@@ -17,7 +17,7 @@ import sys
 import time
 
 from app.core.presets import get_preset
-from app.race.ghosts import GHOSTS
+from app.race.kept import KEPT_RUNS
 from app.ui.race.handlers import finished_status
 from benchmarks.fair_race import page_controls, page_fair_race
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     prompt = preset.example_prompts[0]
     controls = page_controls(args.preset, prompt, args.max_new_tokens or preset.max_new_tokens)
     handlers = build_app(UIConfig(preset=args.preset)).race.handlers
-    GHOSTS.clear()
+    KEPT_RUNS.clear()
     print(f"{args.preset}, its first example, {args.loaded} races loaded ({args.load_cores} busy core(s)), "
           f"{args.quiet} quiet", flush=True)
     load = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.load_cores)]

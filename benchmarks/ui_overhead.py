@@ -25,7 +25,7 @@ from gradio.utils import diff
 
 from app.core.presets import get_preset
 from app.core.requests import Limits, build_request
-from app.race.ghosts import GHOSTS
+from app.race.kept import KEPT_RUNS
 from app.race.lifecycle import run_race
 from benchmarks.fair_race import page_controls
 
@@ -91,7 +91,7 @@ def main() -> None:
     for rep in range(args.reps):
         for path in (("ui", "cli") if rep % 2 == 0 else ("cli", "ui")):
             if path == "ui":
-                GHOSTS.clear()
+                KEPT_RUNS.clear()
                 ui.append(run_ui(handlers, controls))
             else:
                 cli.append(run_race(request, sequential=True).assisted.tokens_per_second)

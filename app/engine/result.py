@@ -73,7 +73,7 @@ def build_result(plain: EngineSide, assisted: EngineSide, model: str, max_new_to
                                   report.detailed if report else None, report.histogram if report else None)
     tokens, round_list = rounds.build(a["token_ids"], a["token_texts"], steps)
     result = RaceResult(preset=ENGINE_PRESET, method=f"{engine['name']} {engine['speculative_type']}", target=model,
-                        assistant=None, mode=Mode.SEQUENTIAL, do_sample=False, device=f"{engine['name']} server",
+                        assistant=None, mode=Mode.FAIR, do_sample=False, device=f"{engine['name']} server",
                         baseline=SideResult(**side_fields(plain)), assisted=AssistedResult(**a, tokens=tokens,
                                                                                            rounds=round_list),
                         knobs={"max_new_tokens": max_new_tokens}, stopped=stopped, conditions=conditions)

@@ -19,7 +19,7 @@ from ..core.errors import ArenaError
 from ..core.requests import WARMUP_TOKENS
 from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
-from .ghosts import KeptRun
+from .kept import KeptRun
 from .hooks import bind_tracer
 from .prepare import RaceSetup, generate_call, uad_tokenizers
 from .protocol import (DoneEvent, ErrorEvent, Event, RaceSnapshot, Round, RoundEvent, Side, SideSnapshot, Status,
@@ -198,14 +198,14 @@ class Workers:
         if kept is not None:
             self._replay_kept(kept)
         else:
-            self._run_side(Side.BASELINE)
+            self._run_side(Side.PLAIN)
         self._run_side(Side.ASSISTED, after=(lambda: self._check_kept(kept)) if kept is not None else None)
 
     def _replay_kept(self, kept: KeptRun) -> None:
         """The kept plain run as the baseline side's events (the reader decodes them as it did the first time)."""
         for i, (token_id, t) in enumerate(zip(kept.token_ids, kept.token_times)):
-            self.emit(TokenEvent(Side.BASELINE, i, token_id, Status.TARGET, t))
-        self.emit(DoneEvent(Side.BASELINE, kept.seconds, False))
+            self.emit(TokenEvent(Side.PLAIN, i, token_id, Status.TARGET, t))
+        self.emit(DoneEvent(Side.PLAIN, kept.seconds, False))
 
     def start(self, kept: KeptRun | None = None) -> list[threading.Thread]:
         """Calibrate, then start the worker thread(s) and return them; `kept`: a kept plain run a sequential race may

@@ -20,7 +20,7 @@ from ..core.requests import RaceRequest
 from ._sides import Reader, Workers
 from .costs import MACHINE_THREADS
 from .divergence import explain
-from .ghosts import GhostCache, ghost_key, kept_from
+from .kept import KeptRuns, kept_key, kept_from
 from .prepare import RaceSetup, machine_facts, prepare
 from .protocol import DoneEvent, Event, Mode, RaceSnapshot, Side
 from .result import AssistedResult, RaceResult, SideResult
@@ -35,25 +35,25 @@ class RaceRun:
     sequential: warm up, then time the sides one after the other (the fair race); else both at once (a show).
     stop: the event that ends the race (default its own). cache: the model cache (default the process-wide one).
     progress: loading messages. reap_seconds / label: how long :meth:`close` waits for the workers, and how its log
-    line names the race. ghosts: kept plain runs a sequential race reuses and adds to (app/race/ghosts.py; the page's
+    line names the race. kept_runs: kept plain runs a sequential race reuses and adds to (app/race/kept.py; the page's
     fair race): with a kept run for the same key that is still true (§5.16) only the assisted side runs, and the
     baseline is the kept run. Followers read :meth:`snapshot`, never the records the reading thread appends to.
     """
 
     def __init__(self, request: RaceRequest, sequential: bool = False, *, stop: threading.Event | None = None,
                  cache: Any = None, progress: Progress | None = None, reap_seconds: float = 30.0,
-                 label: str = "race", ghosts: GhostCache | None = None):
+                 label: str = "race", kept_runs: KeptRuns | None = None):
         self.request, self.sequential = request, sequential
         self.stop_event = stop if stop is not None else threading.Event()
         self._own_stop = stop is None
         self.cache, self.progress = cache or MODEL_CACHE, progress
-        self.reap_seconds, self.label, self.ghosts = reap_seconds, label, ghosts
+        self.reap_seconds, self.label, self.kept_runs = reap_seconds, label, kept_runs
         self.setup: RaceSetup | None = None
         self._workers: Workers | None = None
         self._reader: Reader | None = None
         self._events: queue.Queue[Event] = queue.Queue()
         self._threads: list[threading.Thread] = []
-        self._ghost_key: tuple | None = None
+        self._kept_key: tuple | None = None
         self._finished: RaceResult | None = None
 
     # ----- lifecycle ------------------------------------------------------------------------------------------------
@@ -134,9 +134,9 @@ class RaceRun:
         self._workers = workers = Workers(setup, self.sequential, self.request.seed, self.stop_event, self._events.put)
         self._reader = Reader(setup)  # after the workers: a follower's snapshot reads both once this is set
         kept = None
-        if self.sequential and self.ghosts is not None:
-            self._ghost_key = ghost_key(setup, self.request.seed, workers.threads_per_side or MACHINE_THREADS)
-            kept = self.ghosts.get(self._ghost_key)
+        if self.sequential and self.kept_runs is not None:
+            self._kept_key = kept_key(setup, self.request.seed, workers.threads_per_side or MACHINE_THREADS)
+            kept = self.kept_runs.get(self._kept_key)
         self._threads = workers.start(kept)
 
     def _kept_at(self) -> float | None:
@@ -146,12 +146,12 @@ class RaceRun:
 
     def _record(self, event: Event) -> None:
         rec, workers = self._reader.record(event), self._workers
-        if isinstance(event, DoneEvent) and event.side == Side.BASELINE and workers.kept is None and self._ghost_key \
+        if isinstance(event, DoneEvent) and event.side == Side.PLAIN and workers.kept is None and self._kept_key \
                 and not (rec.error or rec.stopped):
-            self.ghosts.put(self._ghost_key, kept_from(rec, workers.cpu_shares.get(Side.BASELINE)))
+            self.kept_runs.put(self._kept_key, kept_from(rec, workers.cpu_shares.get(Side.PLAIN)))
         if isinstance(event, DoneEvent) and event.side == Side.ASSISTED and workers.stale is not None \
-                and self.ghosts is not None:
-            self.ghosts.drop(self._ghost_key, workers.stale)  # not true any more: the next race times plain
+                and self.kept_runs is not None:
+            self.kept_runs.drop(self._kept_key, workers.stale)  # not true any more: the next race times plain
 
     def _drain(self, poll: float, timeout: float | None) -> Iterator[Event]:
         records = self._reader.records
@@ -187,8 +187,8 @@ class RaceRun:
         p, workers, records = self.setup.preset, self._workers, self._reader.records
         result = RaceResult(
             preset=p.id, method=p.method, target=p.target, assistant=p.assistant,
-            mode=Mode.SEQUENTIAL if self.sequential else Mode.CONCURRENT, do_sample=p.do_sample,
-            device=self.setup.device, baseline=SideResult(**self._reader.side(Side.BASELINE)),
+            mode=Mode.FAIR if self.sequential else Mode.BOTH, do_sample=p.do_sample,
+            device=self.setup.device, baseline=SideResult(**self._reader.side(Side.PLAIN)),
             assisted=self._assisted(), errors={s: r.error for s, r in records.items() if r.error},
             stopped=any(r.stopped for r in records.values()), knobs=p.knobs(), threads=workers.threads_per_side,
             dtype=getattr(getattr(self.setup, "target", None), "dtype", None),

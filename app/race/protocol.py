@@ -12,9 +12,10 @@ from typing import Any, Callable, Protocol, TypeVar
 
 
 class Side(StrEnum):
-    """The two sides of a race: plain generate() and assisted generate()."""
+    """The two sides of a race: plain generate() and assisted generate(). The plain side's value is "baseline", its
+    name in the JSON contract (docs/DESIGN.md §1.1)."""
 
-    BASELINE = "baseline"
+    PLAIN = "baseline"
     ASSISTED = "assisted"
 
 
@@ -29,10 +30,11 @@ class Status(StrEnum):
 
 
 class Mode(StrEnum):
-    """How the sides ran: both at once (a show), or one after the other with the machine to itself (the fair race)."""
+    """How the sides ran: both at once (a show), or one after the other with the machine to itself (the fair race).
+    The values are the JSON contract's names (docs/DESIGN.md §1.1)."""
 
-    CONCURRENT = "concurrent"
-    SEQUENTIAL = "sequential"
+    BOTH = "concurrent"
+    FAIR = "sequential"
 
 
 def _round(x: float | None, places: int = 6) -> float | None:

@@ -61,7 +61,7 @@ class LiveFrames:
 
     def _side(self, name: str, snap: RaceSnapshot) -> dict[str, Any]:
         side = snap.sides[name]
-        phase = side_phase(side, self.sequential, snap.sides[Side.BASELINE].started)
+        phase = side_phase(side, self.sequential, snap.sides[Side.PLAIN].started)
         tokens, rounds = self.codecs[name].encode(side.tokens, side.token_times, side.rounds)
         return side_data(title(name), self.titles[name], phase=phase,
                          message=self._message(phase, side, snap.baseline_kept_at), max_tokens=self.max_tokens,

@@ -241,7 +241,7 @@
     this.data = null;
     this.raceId = null;
     this.frameAt = 0;      // when the latest data arrived (ms, performance clock)
-    this.ghostZero = null; // performance time at which the assisted side of a live fair race started
+    this.replayZero = null; // performance time at which the assisted side of a live fair race started
     this.clock = 0;        // a recording's clock (s of recorded time)
     this.speed = 1;
     this.playing = false;
@@ -254,7 +254,7 @@
     if (!data || data.v !== 1 || !data.sides) { return; }
     if (data.id !== this.raceId) {
       this.raceId = data.id;
-      this.ghostZero = null;
+      this.replayZero = null;
       for (var i = 0; i < SIDES.length; i++) { this.panes[SIDES[i]].reset(); }
     }
     this.data = data;
@@ -274,7 +274,7 @@
     if (!d) { return false; }
     if (d.clock === "recorded") { return this.playing; }
     if (d.state !== "racing") { return false; }
-    return d.sides.baseline.phase === "running" || d.sides.assisted.phase === "running" || this.ghosting();
+    return d.sides.baseline.phase === "running" || d.sides.assisted.phase === "running" || this.replaying();
   };
   Player.prototype.schedule = function () {
     if (this.timer !== null || !this.animating()) { return; }
@@ -297,7 +297,7 @@
   };
 
   /* ---- live: the server's frames ---- */
-  Player.prototype.ghosting = function () {
+  Player.prototype.replaying = function () {
     /* A live fair race replays plain's recorded run from zero once the assisted side has started. */
     var d = this.data, b = d.sides.baseline, a = d.sides.assisted;
     return d.mode === "sequential" && d.state === "racing" && b.phase === "done" && a.started;
@@ -312,9 +312,9 @@
     if (name !== "baseline" || d.mode !== "sequential" || d.state !== "racing") { return v; }
     if (d.kept && !d.sides.assisted.started && s.phase === "done") {
       v.shown = 0; v.phase = "waiting"; v.rate = null; v.message = say(w.kept_waiting, {time: d.kept});
-    } else if (this.ghosting()) {
-      if (this.ghostZero === null) { this.ghostZero = this.frameAt - 1000 * (d.sides.assisted.elapsed || 0); }
-      var clock = (now() - this.ghostZero) / 1000, shown = countUpTo(s.tokens, clock);
+    } else if (this.replaying()) {
+      if (this.replayZero === null) { this.replayZero = this.frameAt - 1000 * (d.sides.assisted.elapsed || 0); }
+      var clock = (now() - this.replayZero) / 1000, shown = countUpTo(s.tokens, clock);
       v.shown = shown;
       v.rate = shown && clock > 0 ? shown / Math.min(clock, s.seconds || clock) : null;
       v.subtitle = s.subtitle + " \u00b7 " + (d.kept ? say(w.kept_from, {time: d.kept}) : w.recorded_now);

@@ -25,7 +25,7 @@ def test_the_enums_are_the_json_strings():
 def test_a_member_is_no_key_for_orjson_so_dicts_that_leave_use_the_values():
     """orjson (gradio's encoder) refuses a str subclass as a key: the records, frames and tables use ``.value``."""
     try:
-        orjson.dumps({Side.BASELINE: 1})
+        orjson.dumps({Side.PLAIN: 1})
         refused = False
     except TypeError:
         refused = True

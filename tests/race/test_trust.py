@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from app.race import trust
-from app.race.ghosts import GhostCache
+from app.race.kept import KeptRuns
 from app.race.lifecycle import RaceRun
 from app.race.protocol import Round
 from app.race.result import AssistedResult, RaceResult, SideResult
@@ -100,22 +100,22 @@ def test_a_kept_run_recorded_under_load_is_not_reused_once_the_load_is_gone(tiny
     that race is no measurement and the kept run is dropped, so the race after it times plain again."""
     preset = make_preset("prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=3, max_new_tokens=24)
     request = RaceRequest(preset, PROMPT, limits=OPERATOR)
-    ghosts = GhostCache()
-    first = RaceRun(request, True, cache=cache, ghosts=ghosts).run()
+    kept_runs = KeptRuns()
+    first = RaceRun(request, True, cache=cache, kept_runs=kept_runs).run()
     assert first.baseline_kept_at is None and first.baseline_check is None
-    ((key, kept),) = list(ghosts._runs.items())
+    ((key, kept),) = list(kept_runs._runs.items())
     slow = [kept.token_times[0] + 10 * (t - kept.token_times[0]) for t in kept.token_times]
-    ghosts.put(key, dataclasses.replace(kept, token_times=tuple(slow), seconds=kept.seconds * 10))
-    second = RaceRun(request, True, cache=cache, ghosts=ghosts).run()
+    kept_runs.put(key, dataclasses.replace(kept, token_times=tuple(slow), seconds=kept.seconds * 10))
+    second = RaceRun(request, True, cache=cache, kept_runs=kept_runs).run()
     assert second.baseline_check["reused"] is False
     assert "times plain again" in second.baseline_check["reason"]
     assert second.baseline.token_ids == first.baseline.token_ids and second.identical
     # raced against the stale run (the check comes after the race), so it is no measurement, and the run is dropped
     assert second.baseline_kept_at is not None and second.verdict.kind == "unmeasured"
-    assert "not a measurement" in finished_status(second) and not ghosts._runs
-    third = RaceRun(request, True, cache=cache, ghosts=ghosts).run()  # times plain again, and keeps that run
+    assert "not a measurement" in finished_status(second) and not kept_runs._runs
+    third = RaceRun(request, True, cache=cache, kept_runs=kept_runs).run()  # times plain again, and keeps that run
     assert third.baseline_kept_at is None and third.baseline_check is None
-    ((_, fresh),) = list(ghosts._runs.items())
+    ((_, fresh),) = list(kept_runs._runs.items())
     assert fresh.token_times != tuple(slow)
 
 

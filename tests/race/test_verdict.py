@@ -216,15 +216,15 @@ def test_a_kept_plain_run_is_checked_after_the_race_never_before_the_first_assis
     after the assisted side, so nothing plain runs between the click and the first assisted token."""
     from app.core.requests import RaceRequest, WARMUP_TOKENS
     from app.race import _sides, trust
-    from app.race.ghosts import GhostCache
+    from app.race.kept import KeptRuns
     from app.race.lifecycle import RaceRun
     from tests.helpers import OPERATOR
 
     monkeypatch.setattr(trust, "MIN_STALE", 1e6)  # any probe passes: the order is what is tested here
     monkeypatch.setattr(trust, "MAX_STALE", 1e6)
     preset = make_preset("prompt-lookup", tiny["llama_target"], prompt_lookup_num_tokens=3, max_new_tokens=16)
-    request, ghosts = RaceRequest(preset, PROMPT, limits=OPERATOR), GhostCache()
-    RaceRun(request, True, cache=cache, ghosts=ghosts).run()  # keeps its plain run
+    request, kept_runs = RaceRequest(preset, PROMPT, limits=OPERATOR), KeptRuns()
+    RaceRun(request, True, cache=cache, kept_runs=kept_runs).run()  # keeps its plain run
     calls, generate_call = [], _sides.generate_call  # what each generate() call of the workers is given
 
     def noted(setup, assisted, max_new_tokens=None, tokenizers=None):
@@ -232,7 +232,7 @@ def test_a_kept_plain_run_is_checked_after_the_race_never_before_the_first_assis
         return generate_call(setup, assisted, max_new_tokens, tokenizers)
 
     monkeypatch.setattr(_sides, "generate_call", noted)
-    second = RaceRun(request, True, cache=cache, ghosts=ghosts).run()
+    second = RaceRun(request, True, cache=cache, kept_runs=kept_runs).run()
     assert second.baseline_kept_at is not None and second.baseline_check["reused"]
     assert calls == [("assisted", WARMUP_TOKENS), ("assisted", None), ("plain", trust.PROBE_TOKENS + 1)]
 

@@ -45,7 +45,7 @@ def watch_panes(page: Page, timeout: float = 240.0) -> list[tuple[float, dict]]:
 
 
 def moved_together(samples: list[tuple[float, dict]]) -> bool:
-    """Whether both panes gained tokens within one second while the plain pane replayed its run (the ghost)."""
+    """Whether both panes gained tokens within one second while the plain pane replayed its kept run."""
     replay = [(t, c) for t, c in samples if c["phase"] == "replay"]
     for i, (t0, c0) in enumerate(replay):
         later = [c for t, c in replay[i + 1:] if t - t0 <= 1.0]

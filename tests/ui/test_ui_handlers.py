@@ -114,12 +114,12 @@ def test_the_fair_race_replays_plain_in_step_and_keeps_it_for_the_next_race(hand
     knobs, and skips plain's run. (Whether a kept run is still true is tests/race/test_trust.py's: here any probe passes,
     so a busy test machine cannot make the kept run stale.)"""
     from app.race import trust
-    from app.race.ghosts import GHOSTS
+    from app.race.kept import KEPT_RUNS
 
     monkeypatch.setattr(trust, "MIN_STALE", 1e6)
     monkeypatch.setattr(trust, "MAX_STALE", 1e6)
 
-    GHOSTS.clear()
+    KEPT_RUNS.clear()
     session = Session()
     first = [frame(v) for v in handlers.race_click(session, FAIR, *controls(LIST_PROMPT, 24))]
     kept = session.latest

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from ...core.words import t
 from ...engine.run import EngineRun
 from ...engine.target import EngineTarget
-from ...race.ghosts import GHOSTS
+from ...race.kept import KEPT_RUNS
 from ...race.lifecycle import RaceRun
 from ...race.methods import get_method
 from ...race.protocol import Run
@@ -73,7 +73,7 @@ def entry_from_controls(values: dict[str, Any], config: UIConfig, sequential: bo
     request = request_from_controls(values, config.limits)
     p = request.preset
     method = get_method(p.method)
-    return Entry(RaceRun(request, sequential, ghosts=GHOSTS if sequential else None),
+    return Entry(RaceRun(request, sequential, kept_runs=KEPT_RUNS if sequential else None),
                  subtitles(method_text(method, "title"), p.target, p.assistant), p.max_new_tokens, method.lossless,
                  request.signature, request, lambda result: build_trace(request, result),
                  lambda result: (None, why_panel_html(result)))

@@ -77,7 +77,7 @@ def finished_status(result: RaceResult) -> str:
                        "loss" if kind in ("loss", "unmeasured") else "ok")
 
 
-class GhostClock:
+class ReplayClock:
     """The server's copy of the fair race's clock: the player in the browser replays plain's run from zero once the
     assisted side starts, and the race is over when that replay ends (docs/DESIGN.md §1), so the last frame waits
     for it."""
@@ -97,7 +97,7 @@ class GhostClock:
         self.note(snap)
         if self.zero is None or snap is None:
             return 0.0
-        plain, assisted = snap.sides[Side.BASELINE], snap.sides[Side.ASSISTED]
+        plain, assisted = snap.sides[Side.PLAIN], snap.sides[Side.ASSISTED]
         if plain.error or plain.stopped or assisted.stopped or assisted.error:
             return 0.0
         return max(0.0, plain.seconds - (time.monotonic() - self.zero))
@@ -206,18 +206,18 @@ class RaceHandlers:
         shared = "" if str(setup.device).startswith("cuda") else " on shared CPU cores"
         note = (t("race.note_engine", name=entry.engine.name) if entry.engine else t("race.note_fair") if run.sequential
                 else t("race.note_both_gpu" if not shared else "race.note_both_cpu"))
-        ghost = GhostClock(run.sequential)
+        replay = ReplayClock(run.sequential)
 
         def frame(_: float = 0.0) -> dict:
             snap = run.snapshot()
-            ghost.note(snap)
+            replay.note(snap)
             kept = snap.baseline_kept_at if snap is not None else None
             text = t("race.note_kept", time=clock_time(kept)) if kept else note
             return self.panes(session, frames.frame(snap), status_html(text))
 
         yield {**frame(), **self.hardware(session)}
         result = yield from run_streaming(run.run, frame, TICK, "race-reader")
-        while (left := ghost.left(run.snapshot())) > 0 and not session.cancel.is_set() and not result.errors:
+        while (left := replay.left(run.snapshot())) > 0 and not session.cancel.is_set() and not result.errors:
             time.sleep(min(GHOST_TICK, left))  # the player still replays plain's run: the race is not over
             yield frame()
         return result

@@ -1,4 +1,4 @@
-"""Kept plain runs ("ghosts") for the fair race (docs/DESIGN.md §1, the fair race).
+"""Kept plain runs for the fair race (docs/DESIGN.md §1, the fair race).
 
 A plain run depends only on the target, the encoded prompt and the decoding settings, not on the assisted method,
 so the fair race keeps its recent plain runs and races a new assisted side against one (§1 lists the key).
@@ -30,7 +30,7 @@ class KeptRun:
     cpu_share: float | None = None
 
 
-def ghost_key(setup: Any, seed: int | None, threads: int) -> tuple | None:
+def kept_key(setup: Any, seed: int | None, threads: int) -> tuple | None:
     """What determines `setup`'s plain run on this machine (see the module docstring); None when it is random."""
     p = setup.preset
     if p.do_sample and seed is None:
@@ -40,7 +40,7 @@ def ghost_key(setup: Any, seed: int | None, threads: int) -> tuple | None:
             tuple(setup.input_ids[0].tolist()), p.max_new_tokens, p.do_sample, sampling)
 
 
-class GhostCache:
+class KeptRuns:
     """The most recent `size` kept runs, least recently used dropped first; safe across threads."""
 
     def __init__(self, size: int = 16):
@@ -85,4 +85,4 @@ def kept_from(record: Any, cpu_share: float | None = None) -> KeptRun:
 
 
 #: The page's kept runs (one process, shared by every visitor: a plain run reveals nothing the prompt did not).
-GHOSTS = GhostCache()
+KEPT_RUNS = KeptRuns()
