@@ -120,7 +120,7 @@ def test_real_smollm2_measures_are_well_formed(preset_id):
 
 
 @pytest.mark.slow
-def test_real_uad_plan_end_to_end():
+def test_real_uad_plan_end_to_end(any_load):
     """Gemma-3-270M + SmolLM2-135M (different tokenizers): the whole measured plan on one short prompt."""
     preset = get_preset("offline-uad")
     plan = plan_for_preset(preset, [preset.example_prompts[0]], PlanOptions(max_new_tokens=12, repeats=3, steps=4,

@@ -51,7 +51,7 @@ def test_the_engines_are_in_the_preset_list_and_hide_what_they_do_not_take(engin
     assert back[ui.mode]["visible"] is True and back[ui.models_box]["visible"] is True and back[ui.tune]["visible"]
 
 
-def test_an_engine_race_streams_through_the_race_tab(engine_app, tmp_path):
+def test_an_engine_race_streams_through_the_race_tab(engine_app, tmp_path, any_load):
     """Whatever the mode control says, an engine race is plain then assisted; the player's data carries the
     engine's per-step statuses; the finished race shows the engine's own figures and a trace naming it."""
     ui, handlers, session = engine_app.race.ui, engine_app.race.handlers, Session()
