@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.jsonfields import JsonReader
+from ..core.words import join, msg
 from .stats import (acceptance_by_position, acceptance_rate, first_divergence, mean_accepted_length, speedup,
                     tokens_per_second)
 
@@ -192,13 +193,13 @@ class RaceResult:
     def divergence_reason(self, lossless: bool = True) -> tuple[str, bool]:
         """Why the outputs diverged, and whether that is expected (the app's and the replay page's badge)."""
         if self.stopped:
-            return "stopped early: the runs ended at different lengths", True
+            return msg("stopped early: the runs ended at different lengths"), True
         if self.do_sample:
-            return "expected with sampling: each run draws its own random tokens", True
+            return msg("expected with sampling: each run draws its own random tokens"), True
         if not lossless:
-            return f"expected: {self.method} is lossy by design", True
-        return ("unexpected for greedy lossless decoding (verifying several tokens per pass can flip near-tie "
-                "logits)"), False
+            return msg("expected: {method} is lossy by design", method=self.method), True
+        return msg("unexpected for greedy lossless decoding (verifying several tokens per pass can flip near-tie "
+                   "logits)"), False
 
     @property
     def failure(self) -> str | None:
@@ -208,7 +209,8 @@ class RaceResult:
         by_message: dict[str, list[str]] = {}
         for side, message in self.errors.items():
             by_message.setdefault(message, []).append(side)
-        return "; ".join(f"{' and '.join(sides)} failed: {message}" for message, sides in by_message.items())
+        return join((msg("{sides} failed: {message}", sides=" and ".join(sides), message=message)
+                     for message, sides in by_message.items()), "; ")
 
     def raise_if_failed(self) -> "RaceResult":
         """This result, or ArenaError(:attr:`failure`): an error anywhere makes the whole result an error, never a

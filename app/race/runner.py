@@ -10,6 +10,7 @@ import time
 from typing import Any, Iterator
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from .costs import MACHINE_THREADS
 from .ghosts import GhostCache, ghost_key, kept_from
 from .prepare import RaceSetup
@@ -117,7 +118,7 @@ class Race:
             except queue.Empty:
                 if timeout is not None and time.monotonic() - last > timeout:
                     self.stop()
-                    raise ArenaError(f"No progress for {timeout:.0f} s: the race was stopped.")
+                    raise ArenaError(msg("No progress for {timeout} s: the race was stopped.", timeout=f"{timeout:.0f}"))
                 if not self.workers.alive() and self.events_queue.empty():
                     for side, rec in self.records.items():  # cannot happen: workers always send Done
                         if not rec.done:
