@@ -334,13 +334,17 @@ class _Reader(JsonReader):
 
     def settled(self, data: Any, result: RaceResult) -> RaceResult:
         """`result` with the verdict its file saved (and the conditions in it), when it saved one: a replay shows the
-        verdict the race showed. A file without one gets it computed from its figures."""
+        verdict the race showed. A file without one gets it computed from its figures. Its words become messages again
+        where this code writes them the same (app/race/why.py ``reworded``)."""
         from .verdict import Verdict
+
+        from .why import reworded
 
         saved = Verdict.from_dict(data.get("verdict")) if isinstance(data, dict) else None
         if saved is not None:
             result.conditions = saved.conditions
             result.settle(saved)
+        reworded(result)
         return result
 
     def why(self, data: Any) -> Any:

@@ -5,7 +5,7 @@ verdict saying what happened and what to try (docs/DESIGN.md §5.13).
 from __future__ import annotations
 
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
 from ..core.theory import best_gamma, break_even_acceptance, per_token_alpha
@@ -97,6 +97,34 @@ def explain_race(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     why.sentences, why.claims = said.sentences, said.claims
     why.verdict = join(said.sentences)
     return why
+
+
+def reworded(result: Any) -> None:
+    """A race read back from a file (a trace, a gallery race) gets its words back as messages, so a page in another
+    language translates them (a file keeps plain English, docs/DESIGN.md §4.10): its verdict's reason and the
+    sentences of its explanation as this code writes them for the saved figures and verdict, each taken where its
+    English is in the saved text word for word; the rest of the text (an older file's wording) stays as saved."""
+    from .verdict import judge
+
+    saved, why = result.verdict, result.why
+    again = judge(result, why)
+    if saved.reason and str(again.reason) == saved.reason:
+        result.settle(replace(saved, reason=again.reason))
+    if why is None or not why.verdict:
+        return
+    said = Said()
+    _rounds_sentence(result, why, said)
+    _advice(result, why, result.verdict, said)
+    if join(said.sentences) == why.verdict:
+        why.sentences, why.verdict = said.sentences, join(said.sentences)
+        return
+    parts, rest = [], why.verdict
+    for sentence in said.sentences:
+        at = rest.find(sentence)
+        if at >= 0:
+            parts += [rest[:at], sentence]
+            rest = rest[at + len(sentence):]
+    why.verdict = join([part for part in (*parts, rest) if part], "")
 
 
 def explain_numbers(result: Any, verify: Any = None) -> Why:

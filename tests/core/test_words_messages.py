@@ -250,3 +250,28 @@ def test_a_korean_error_line_holds_no_english_sentence():
     for line in (box, popup):
         assert HANGUL.search(line) and "boom" in line
         assert not english_pieces(line), english_pieces(line)
+
+
+def test_a_race_read_back_from_its_json_speaks_korean_again():
+    """A file keeps plain English; a race read back (here the gallery's, through its JSON) gets its verdict's reason
+    and its explanation back as messages where this code writes the same English (app/race/why.py ``reworded``),
+    and only there: an older wording stays as saved."""
+    from app.race.result import RaceResult
+    from app.render.why_panel import why_words
+    from app.replay.gallery import load_gallery
+
+    gallery = load_gallery()
+    won, level = gallery.load(0).result, gallery.load(1).result
+    assert won.verdict.kind == "win" and level.verdict.kind == "level"
+    data = won.to_dict()
+    back = RaceResult.from_dict(data)
+    assert isinstance(back.why.verdict, Message) and back.why.verdict == won.why.verdict
+    older = dict(data, why=dict(data["why"], verdict="An older wording. " + data["why"]["verdict"], sentences=[]))
+    with speaking("ko"):
+        words, again = why_words(back.why), why_words(RaceResult.from_dict(older).why)
+    assert HANGUL.search(words) and not english_pieces(words), words
+    assert again == "An older wording. " + words
+    reason = RaceResult.from_dict(level.to_dict()).verdict.reason
+    assert isinstance(reason, Message) and reason
+    with speaking("ko"):
+        assert HANGUL.search(translate(reason))
