@@ -1,6 +1,6 @@
 """The Planner tab in Korean and Indonesian (docs/DESIGN.md §4.10): every sentence the planner writes in English
 (app/planner's advice, notes, verdicts, labels and progress lines, the theorem's verdict, the page's calculator note)
-is a msg(...) of the catalogs (tests/test_words_messages.py holds their translations), so a plan drawn in Korean or
+is a msg(...) of the catalogs (tests/core/test_words_messages.py holds their translations), so a plan drawn in Korean or
 Indonesian holds no English sentence."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ which does what these two commands do (from the repository's root)::
 
 A new template arrives in each language's ``messages.po`` untranslated; a reworded one arrives marked ``#, fuzzy``
 with its nearest old translation and the old English (``#| msgid``), and stays English on the page until a translator
-edits the ``msgstr`` and removes the fuzzy mark. tests/test_words_messages.py fails until every template has a
+edits the ``msgstr`` and removes the fuzzy mark. tests/core/test_words_messages.py fails until every template has a
 confirmed translation. :func:`extract` is the same extraction in process (the tests use it).
 """
 
