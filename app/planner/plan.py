@@ -159,7 +159,7 @@ def final_verdict(theory: TheoryVerdict, measured: tuple[str, str] | None = None
     if measured and measured[0] != "unmeasured":
         return FinalVerdict(measured[0], "measured", measured[1], theory.text)
     said = "close" if theory.close else "yes" if theory.alpha_exceeds_c and theory.worth_it else "no"
-    text = theory.text if not measured else f"{theory.text} {measured[1]}"
+    text = theory.text if not measured else join((theory.text, measured[1]))
     return FinalVerdict(said, "predicted", text, theory.text)
 
 

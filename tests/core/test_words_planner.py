@@ -77,3 +77,21 @@ def test_a_measured_plan_is_drawn_in_korean(tiny):
     left = [x for x in _texts(html) if _english(x)]
     assert not left, left[:10]
     assert isinstance(plan.memory, PairMemory)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_prediction_whose_races_were_no_measurement_reads_in_the_language(lang):
+    """The plan's verdict when its check races were not a measurement: the prediction's sentence and the one saying
+    why the races did not count, joined as messages (an f-string joining them left both English)."""
+    from app.core.theory import verdict
+    from app.core.words import translate
+    from app.planner.plan import final_verdict
+    from app.planner.types import TheoryVerdict
+
+    theory = TheoryVerdict(**verdict(0.38, 0.0001))
+    races = msg("No setting's races were a measurement: {reason}.", reason=msg("the race failed"))
+    final = final_verdict(theory, ("unmeasured", races))
+    assert final.source == "predicted" and final.text == f"{theory.text} {races}"
+    with speaking(lang):
+        text = translate(final.text)
+    assert "exceeds" not in text and "measurement" not in text and "race failed" not in text, text
