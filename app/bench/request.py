@@ -10,6 +10,7 @@ from ..core.errors import ArenaError
 from ..core.knobs import FORM, Knob, Origin
 from ..core.presets import Preset
 from ..core.requests import Limits, build_preset, check_new_tokens
+from ..core.words import msg
 from .suite import SuitePrompt, select
 from .sweep import Regret, Sweep, plan_variants
 
@@ -46,9 +47,9 @@ def bench_plan(preset_ids: Iterable[str], suite: list[SuitePrompt], categories: 
     rest: BenchPlan's sweep, regret, warm_up, suite_name."""
     ids = [i.strip() for i in preset_ids if i and i.strip()]
     if not ids:
-        raise ArenaError("Choose at least one preset to benchmark (see `python -m app presets`).")
+        raise ArenaError(msg("Choose at least one preset to benchmark (see `python -m app presets`)."))
     if categories is not None and not list(categories):
-        raise ArenaError("Choose at least one category.")
+        raise ArenaError(msg("Choose at least one category."))
     tokens = check_new_tokens(max_new_tokens, limits, origin)
     split = str(split or "all")
     prompts = select(suite, list(categories or []), split, BENCH_NUMBERS["limit"].check(limit, origin))
@@ -56,6 +57,6 @@ def bench_plan(preset_ids: Iterable[str], suite: list[SuitePrompt], categories: 
                      BENCH_NUMBERS["repeats"].require(repeats, origin), tokens, split=split, **rest)
     races = sum(len(plan_variants(p, plan.sweep, plan.regret)) for p in plan.presets) * len(prompts) * plan.repeats
     if limits.bench_races is not None and races > limits.bench_races:
-        raise ArenaError(f"That is {races} races; this server runs at most {limits.bench_races} at once: fewer prompts "
-                         "or repeats, or `python -m app bench` for a long run.")
+        raise ArenaError(msg("That is {races} races; this server runs at most {bench_races} at once: fewer prompts or "
+                             "repeats, or `python -m app bench` for a long run.", races=races, bench_races=limits.bench_races))
     return plan

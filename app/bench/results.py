@@ -12,6 +12,7 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.cells import csv_cell
 from ..core.requests import read_text_file
+from ..core.words import msg
 from .regret import regret_report
 from .stats import ROW_KEYS, cells, overall
 
@@ -60,14 +61,14 @@ class BenchResult:
     def from_dict(cls, data: Any, where: str) -> "BenchResult":
         """Read a results.json object back; ArenaError naming the first problem."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ArenaError(f"{where}: not a benchmark results file (no \"format\": \"{FORMAT}\")")
+            raise ArenaError(msg("{where}: not a benchmark results file (no \"format\": \"arena-bench/1\")", where=where))
         runs = data.get("runs")
         if not isinstance(runs, list):
-            raise ArenaError(f"{where}: 'runs' must be a list")
+            raise ArenaError(msg("{where}: 'runs' must be a list", where=where))
         for i, run in enumerate(runs):
             missing = [k for k in ("preset", "category", "speedup", "identical") if not isinstance(run, dict) or k not in run]
             if missing:
-                raise ArenaError(f"{where}: runs[{i}] lacks {', '.join(missing)}")
+                raise ArenaError(msg("{where}: runs[{i}] lacks {missing}", where=where, i=i, missing=', '.join(missing)))
         _check_regret(data.get("settings"), where)
         rows = [{k: (run.get(k) or []) if k in LIST_COLUMNS else run.get(k) for k in ROW_KEYS} for run in runs]
         return cls(rows, data.get("settings") or {}, data.get("environment") or {}, bool(data.get("stopped")))
@@ -82,7 +83,7 @@ def _check_regret(settings: Any, where: str) -> None:
     if not isinstance(layouts, dict) or not all(
             isinstance(v, dict) and isinstance(v.get("lengths"), list) and isinstance(v.get("default_length"), int)
             for v in layouts.values()):
-        raise ArenaError(f"{where}: settings.regret must give each preset its 'lengths' and 'default_length'")
+        raise ArenaError(msg("{where}: settings.regret must give each preset its 'lengths' and 'default_length'", where=where))
 
 
 def load_results(path: Path | str) -> BenchResult:
@@ -92,7 +93,8 @@ def load_results(path: Path | str) -> BenchResult:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ArenaError(f"{path.name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise ArenaError(msg("{name}: not valid JSON ({msg} at line {lineno})", name=path.name, msg=exc.msg,
+                             lineno=exc.lineno)) from None
     return BenchResult.from_dict(data, path.name)
 
 
@@ -115,5 +117,6 @@ def write_results(result: BenchResult, out_dir: Path | str, plots: dict[str, str
         for name, text in files.items():
             (out / name).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise ArenaError(f"Cannot write the results into {out}: {exc.strerror or exc}") from None
+        raise ArenaError(msg("Cannot write the results into {out}: {strerror}", out=out,
+                             strerror=exc.strerror or exc)) from None
     return [out / "results.csv", *(out / name for name in files)]

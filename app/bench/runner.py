@@ -15,6 +15,7 @@ from ..core.errors import ArenaError
 from ..core.knobs import REQUEST
 from ..core.presets import Preset
 from ..core.requests import WARMUP_TOKENS, Limits, RaceRequest, apply_overrides, race_tokens
+from ..core.words import msg
 from ..race.methods import get_method
 from .request import BENCH_NUMBERS, BenchPlan
 from .stats import make_row
@@ -83,13 +84,13 @@ class BenchProgress:
 def check_plan(plan: BenchPlan) -> list[tuple[Preset, list[tuple[int | None, Preset]]]]:
     """Each preset (max_new_tokens applied) with its sweep variants; ArenaError for a bad plan, before any load."""
     if not plan.presets:
-        raise ArenaError("Choose at least one preset to benchmark.")
+        raise ArenaError(msg("Choose at least one preset to benchmark."))
     if not plan.prompts:
-        raise ArenaError("The benchmark has no prompts: check the suite, categories and split.")
+        raise ArenaError(msg("The benchmark has no prompts: check the suite, categories and split."))
     BENCH_NUMBERS["repeats"].require(plan.repeats, REQUEST)
     ids = [p.id for p in plan.presets]
     if len(set(ids)) != len(ids):
-        raise ArenaError(f"A preset is listed twice: {', '.join(ids)}")
+        raise ArenaError(msg("A preset is listed twice: {ids}", ids=', '.join(ids)))
     out = []
     for preset in plan.presets:
         if plan.max_new_tokens is not None:
@@ -161,10 +162,11 @@ class Bench:
         try:
             result = self.race_fn(preset, prompt.prompt, self.stop_event)
         except ArenaError as exc:
-            raise ArenaError(f"{preset.id} on prompt {prompt.id}: {exc}") from None
+            raise ArenaError(msg("{id} on prompt {id_2}: {exc}", id=preset.id, id_2=prompt.id, exc=exc)) from None
         if result.errors and not (result.stopped or self.stop_event.is_set()):
             side, message = next(iter(result.errors.items()))
-            raise ArenaError(f"{preset.id} on prompt {prompt.id}: the {side} run failed: {message}")
+            raise ArenaError(msg("{id} on prompt {id_2}: the {side} run failed: {message}", id=preset.id, id_2=prompt.id,
+                                 side=side, message=message))
         return result
 
     def _warm_up(self, preset: Preset) -> None:

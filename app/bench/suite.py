@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from ..core.errors import ArenaError
 from ..core.requests import read_text_file
+from ..core.words import msg
 
 BUILTIN_SUITE = Path(__file__).resolve().parents[2] / "assets" / "suites" / "builtin.jsonl"
 #: The built-in suite's categories: Spec-Bench's six plus code editing, in display order.
@@ -43,7 +44,7 @@ def _field(value: Any, name: str, where: str) -> str | None:
     if name == "id" and isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise ArenaError(f"{where}: '{name}' must be text, got {type(value).__name__}")
+        raise ArenaError(msg("{where}: '{name}' must be text, got {type}", where=where, name=name, type=type(value).__name__))
     return value.strip() or None
 
 
@@ -52,10 +53,10 @@ def make_prompt(record: dict[str, Any], where: str, number: int) -> SuitePrompt:
     prompt = record.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         keys = ", ".join(sorted(map(str, record))) or "none"
-        raise ArenaError(f"{where}: needs a non-empty 'prompt' (text); fields found: {keys}")
+        raise ArenaError(msg("{where}: needs a non-empty 'prompt' (text); fields found: {keys}", where=where, keys=keys))
     split = _field(record.get("split"), "split", where)
     if split is not None and split not in SPLITS:
-        raise ArenaError(f"{where}: 'split' must be tune or test, got {split!r}")
+        raise ArenaError(msg("{where}: 'split' must be tune or test, got {split}", where=where, split=repr(split)))
     return SuitePrompt(id=_field(record.get("id"), "id", where) or f"prompt-{number}", prompt=prompt.strip(),
                        category=_field(record.get("category"), "category", where) or DEFAULT_CATEGORY, split=split)
 
@@ -70,9 +71,10 @@ def parse_jsonl(text: str, name: str) -> list[SuitePrompt]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ArenaError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise ArenaError(msg("{name} line {number}: not valid JSON ({msg} at column {colno})", name=name, number=number,
+                                 msg=exc.msg, colno=exc.colno)) from None
         if not isinstance(record, dict):
-            raise ArenaError(f"{where}: must be a JSON object with a 'prompt' field")
+            raise ArenaError(msg("{name} line {number}: must be a JSON object with a 'prompt' field", name=name, number=number))
         out.append((make_prompt(record, where, number), where))
     return _checked(out, name)
 
@@ -83,33 +85,37 @@ def parse_csv(text: str, name: str) -> list[SuitePrompt]:
     try:
         header = [h.strip().lower() for h in (reader.fieldnames or [])]
     except csv.Error as exc:
-        raise ArenaError(f"{name} line 1: not valid CSV ({exc})") from None
+        raise ArenaError(msg("{name} line 1: not valid CSV ({exc})", name=name, exc=exc)) from None
     if "prompt" not in header:
-        raise ArenaError(f"{name} line 1: the header must name a 'prompt' column (optional: category, id, split)")
+        raise ArenaError(msg("{name} line 1: the header must name a 'prompt' column (optional: category, id, split)",
+                             name=name))
     reader.fieldnames = header
     out, line = [], 1
     try:
         for row in reader:
             where = f"{name} line {line + 1}"
             if "\0extra" in row:
-                raise ArenaError(f"{where}: more fields than the header's {len(header)} (quote text that has commas)")
+                raise ArenaError(msg("{name} line {line}: more fields than the header's {header} (quote text that has commas)",
+                                     name=name, line=line + 1, header=len(header)))
             line = reader.line_num
             if not any((v or "").strip() for v in row.values()):
                 continue
             out.append((make_prompt({k: v for k, v in row.items() if k in FIELDS}, where, line), where))
     except csv.Error as exc:
-        raise ArenaError(f"{name} line {reader.line_num}: not valid CSV ({exc})") from None
+        raise ArenaError(msg("{name} line {line_num}: not valid CSV ({exc})", name=name, line_num=reader.line_num,
+                             exc=exc)) from None
     return _checked(out, name)
 
 
 def _checked(items: list[tuple[SuitePrompt, str]], name: str) -> list[SuitePrompt]:
     """Refuse an empty suite and repeated ids (the error names the line of the second one)."""
     if not items:
-        raise ArenaError(f"{name}: the suite holds no prompts")
+        raise ArenaError(msg("{name}: the suite holds no prompts", name=name))
     seen: dict[str, str] = {}
     for p, where in items:
         if p.id in seen:
-            raise ArenaError(f"{where}: id {p.id!r} is used twice (first at {seen[p.id].split(' ', 1)[1]})")
+            raise ArenaError(msg("{where}: id {id} is used twice (first at {split})", where=where, id=repr(p.id),
+                                 split=seen[p.id].split(' ', 1)[1]))
         seen[p.id] = where
     return [p for p, _ in items]
 
@@ -146,15 +152,18 @@ def select(prompts: list[SuitePrompt], categories: Iterable[str] | None = None, 
     """The prompts of `categories` (None or empty: all) in `split` ("all", "tune", "test"), at most `limit` per
     category, in suite order; ArenaError when a name is unknown or nothing is left."""
     if split not in SPLIT_CHOICES:
-        raise ArenaError(f"split must be one of {', '.join(SPLIT_CHOICES)}; got {split!r}")
+        raise ArenaError(msg("split must be one of {SPLIT_CHOICES}; got {split}", SPLIT_CHOICES=', '.join(SPLIT_CHOICES),
+                             split=repr(split)))
     known = categories_of(prompts)
     wanted = [c.strip() for c in (categories or []) if c and c.strip()]
     unknown = [c for c in wanted if c not in known]
     if unknown:
-        raise ArenaError(f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
-                         f"this suite has {', '.join(known)}")
+        raise ArenaError((msg("unknown category {unknown}; this suite has {known}", unknown=', '.join(unknown),
+                              known=', '.join(known))
+                          if len(unknown) == 1 else msg("unknown categories {unknown}; this suite has {known}",
+                                                        unknown=', '.join(unknown), known=', '.join(known))))
     if limit is not None and limit < 1:
-        raise ArenaError(f"limit must be at least 1 prompt per category; got {limit}")
+        raise ArenaError(msg("limit must be at least 1 prompt per category; got {limit}", limit=limit))
     chosen: list[SuitePrompt] = []
     per: dict[str, int] = {}
     for p in prompts:
@@ -164,6 +173,8 @@ def select(prompts: list[SuitePrompt], categories: Iterable[str] | None = None, 
             chosen.append(p)
             per[p.category] = per.get(p.category, 0) + 1
     if not chosen:
-        hint = " (its prompts have no split field: use split all)" if all(p.split is None for p in prompts) else ""
-        raise ArenaError(f"no prompts left after choosing categories and split {split!r}{hint}")
+        raise ArenaError((msg("no prompts left after choosing categories and split {split} (its prompts have no split field: "
+                              "use split all)", split=repr(split))
+                          if all((p.split is None for p in prompts)) else msg("no prompts left after choosing categories and "
+                                                                              "split {split}", split=repr(split))))
     return chosen

@@ -13,6 +13,7 @@ from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE, KNOB_TABLE, KNOBS, Origin
 from ..core.presets import Preset
 from ..core.requests import apply_overrides
+from ..core.words import msg
 from ..race.methods import METHODS, get_method
 
 #: The most values one sweep may take (each value is a full pass over the suite).
@@ -59,10 +60,10 @@ def parse_values(text: str, what: str) -> tuple[int, ...] | None:
             return None
         lo, hi = int(match.group(1)), int(match.group(2) or match.group(1))
         if hi < lo:
-            raise ArenaError(f"{what}{lo}..{hi}: the range must go up (LO <= HI)")
+            raise ArenaError(msg("{what}{lo}..{hi}: the range must go up (LO <= HI)", what=what, lo=lo, hi=hi))
         if hi - lo + 1 > MAX_SWEEP_VALUES or len(values | set(range(lo, hi + 1))) > MAX_SWEEP_VALUES:
-            raise ArenaError(f"{what}{text.strip()} has more than {MAX_SWEEP_VALUES} values; at most "
-                             f"{MAX_SWEEP_VALUES} at once")
+            raise ArenaError(msg("{what}{text} has more than {MAX_SWEEP_VALUES} values; at most {MAX_SWEEP_VALUES} at once",
+                                 what=what, text=text.strip(), MAX_SWEEP_VALUES=MAX_SWEEP_VALUES))
         values |= set(range(lo, hi + 1))
     return tuple(sorted(values))
 
@@ -74,10 +75,11 @@ def parse_sweep(text: str) -> Sweep:
     name = match.group(1).replace("-", "_") if match else ""
     values = parse_values(match.group(2), f"--sweep {name}=") if match else None
     if not values:
-        raise ArenaError(f"--sweep must look like KNOB=LO..HI or KNOB=A,B,C, e.g. prompt_lookup_num_tokens=1..12; "
-                         f"got {text!r}")
+        raise ArenaError(msg("--sweep must look like KNOB=LO..HI or KNOB=A,B,C, e.g. prompt_lookup_num_tokens=1..12; got "
+                             "{text}", text=repr(text)))
     if name not in int_knobs():
-        raise ArenaError(f"--sweep cannot vary {name!r}: choose one of {', '.join(int_knobs())}")
+        raise ArenaError(msg("--sweep cannot vary {name}: choose one of {int_knobs}", name=repr(name),
+                             int_knobs=', '.join(int_knobs())))
     for value in (values[0], values[-1]):
         KNOB_TABLE[name].check(value, Origin("flag"))
     return Sweep(name, values)
@@ -91,8 +93,8 @@ def variants(preset: Preset, sweep: Sweep | None) -> list[tuple[int | None, Pres
     method = get_method(preset.method)
     if sweep.knob not in method.knobs:
         users = [m.id for m in METHODS.values() if sweep.knob in m.knobs]
-        raise ArenaError(f"--sweep {sweep.knob}: preset {preset.id} uses the {preset.method} method, which does not "
-                         f"take it; it belongs to {', '.join(users)}")
+        raise ArenaError(msg("--sweep {knob}: preset {id} uses the {method} method, which does not take it; it belongs to "
+                             "{users}", knob=sweep.knob, id=preset.id, method=preset.method, users=', '.join(users)))
     out = []
     for value in sweep.values:
         variant = apply_overrides(preset, {sweep.knob: value}, Origin("flag"))
@@ -116,7 +118,7 @@ def parse_regret(text: str | None) -> Regret:
         return Regret()
     values = parse_values(text, "--regret ")
     if not values:
-        raise ArenaError(f"--regret takes draft lengths like 1,2,4,8 or 1..10; got {text!r}")
+        raise ArenaError(msg("--regret takes draft lengths like 1,2,4,8 or 1..10; got {text}", text=repr(text)))
     return Regret(values)
 
 
@@ -126,9 +128,12 @@ def length_knob(preset: Preset) -> str:
     knobs = get_method(preset.method).knobs
     knob = next((k for k in ("prompt_lookup_num_tokens", "num_assistant_tokens") if k in knobs), None)
     if knob is None or "num_assistant_tokens_schedule" not in knobs:
-        raise ArenaError(f"--regret: preset {preset.id} uses the {preset.method} method, which has no "
-                         f"{'draft-length knob' if knob is None else 'draft-length schedule'} to compare; use a "
-                         "prompt-lookup, drafter, uad, layerskip or ensemble preset")
+        raise ArenaError((msg("--regret: preset {id} uses the {method} method, which has no draft-length knob to compare; use "
+                              "a prompt-lookup, drafter, uad, layerskip or ensemble preset", id=preset.id,
+                              method=preset.method)
+                          if knob is None else msg("--regret: preset {id} uses the {method} method, which has no draft-length "
+                                                   "schedule to compare; use a prompt-lookup, drafter, uad, layerskip or "
+                                                   "ensemble preset", id=preset.id, method=preset.method)))
     return knob
 
 
@@ -157,5 +162,5 @@ def regret_variants(preset: Preset, regret: Regret) -> list[tuple[int | None, Pr
 def plan_variants(preset: Preset, sweep: Sweep | None, regret: Regret | None) -> list[tuple[int | None, Preset]]:
     """The variants a plan races for `preset`: the regret sweep's, the sweep's, or the preset alone."""
     if regret is not None and sweep is not None:
-        raise ArenaError("--regret sweeps the draft length itself: leave out --sweep")
+        raise ArenaError(msg("--regret sweeps the draft length itself: leave out --sweep"))
     return regret_variants(preset, regret) if regret is not None else variants(preset, sweep)

@@ -12,8 +12,9 @@ _MARKDOWN = re.compile(r"([\\`*_\[\]|])")
 
 
 def md_cell(text: object) -> str:
-    """`text` as the content of one Markdown table cell: HTML escaped (no tag renders; quotes stay as they are), Markdown punctuation and the
-    cell separator ``|`` backslash-escaped (no link, emphasis or extra column), on one line."""
+    """`text` as the content of one Markdown table cell: HTML escaped (no tag renders; quotes stay as they are),
+    Markdown punctuation and the cell separator ``|`` backslash-escaped (no link, emphasis or extra column), on one
+    line."""
     flat = " ".join(str("" if text is None else text).split())
     return _MARKDOWN.sub(r"\\\1", html.escape(flat, quote=False))
 

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from .errors import ArenaError
 from .hub import check_size, hub_error, hub_reachable, repo_info, transient, weight_files
+from .words import msg
 
 Progress = Callable[[str], None]
 
@@ -48,14 +49,18 @@ def progress_text(name: str, index: int, count: int, done: int, total: int | Non
     rate = done / seconds if seconds > 0 else 0.0
     got, speed = size_text(done), size_text(rate)
     if not total:
-        return f"{DOWNLOADING}{name} ({index} of {count}): {got}, {speed}/s"
+        return msg("Downloading {name} ({index} of {count}): {got}, {speed}/s", name=name, index=index, count=count, got=got,
+                   speed=speed)
     size = size_text(total)
     if rate <= 0 or done >= total:
-        return f"{DOWNLOADING}{name} ({index} of {count}): {got} of {size}, {speed}/s"
+        return msg("Downloading {name} ({index} of {count}): {got} of {size}, {speed}/s", name=name, index=index, count=count,
+                   got=got, size=size, speed=speed)
     secs = (total - done) / rate  # each line whole, so the page can translate it (docs/DESIGN.md §4.10)
     if secs >= 90:
-        return f"{DOWNLOADING}{name} ({index} of {count}): {got} of {size}, {speed}/s, about {secs / 60:.0f} min left"
-    return f"{DOWNLOADING}{name} ({index} of {count}): {got} of {size}, {speed}/s, about {max(1, round(secs))} s left"
+        return msg("Downloading {name} ({index} of {count}): {got} of {size}, {speed}/s, about {secs} min left", name=name,
+                   index=index, count=count, got=got, size=size, speed=speed, secs=f"{secs / 60:.0f}")
+    return msg("Downloading {name} ({index} of {count}): {got} of {size}, {speed}/s, about {secs} s left", name=name,
+               index=index, count=count, got=got, size=size, speed=speed, secs=max(1, round(secs)))
 
 
 class _Bar:
@@ -77,8 +82,8 @@ class _Bar:
     def update(self, n: int = 1) -> None:
         self.n += n
         if self.stop is not None and self.stop.is_set():
-            raise DownloadStopped(f"Stopped while downloading {self.label[0]}: the files already downloaded stay in "
-                                  "the local cache; the next load fetches only the rest.")
+            raise DownloadStopped(msg("Stopped while downloading {label}: the files already downloaded stay in the local "
+                                      "cache; the next load fetches only the rest.", label=self.label[0]))
         now = time.monotonic()
         if now - self.last >= PROGRESS_EVERY_S or (self.total and self.n >= self.total):
             self.last = now
@@ -102,7 +107,7 @@ def _fetch(repo_id: str, revision: str | None, files: list[tuple[str, int]], pro
 
     for i, (name, _) in enumerate(files, 1):
         if stop is not None and stop.is_set():
-            raise DownloadStopped(f"Stopped before downloading {name} of '{repo_id}'.")
+            raise DownloadStopped(msg("Stopped before downloading {name} of '{repo_id}'.", name=name, repo_id=repo_id))
 
         def bar(**kwargs: Any) -> _Bar:
             return _Bar((f"{repo_id}/{name}", i, len(files)), progress, stop, **kwargs)

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from .errors import ArenaError
 from .presets import load_presets
+from .words import msg
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,9 @@ def check_size(repo_id: str, files: list[tuple[str, int]], max_bytes: int | None
     """ArenaError when the weights in `files` exceed `max_bytes` (None: no cap); called before any download."""
     size = sum(s for _, s in files)
     if max_bytes is not None and size > max_bytes:
-        raise ArenaError(f"'{repo_id}' has {size / 1e9:.1f} GB of weights; this server loads models of at most "
-                         f"{max_bytes / 1e9:.1f} GB (the operator sets this with --max-model-gb).")
+        raise ArenaError(msg("'{repo_id}' has {size} GB of weights; this server loads models of at most {max_bytes} GB (the "
+                             "operator sets this with --max-model-gb).", repo_id=repo_id, size=f"{size / 1e9:.1f}",
+                             max_bytes=f"{max_bytes / 1e9:.1f}"))
 
 
 def _chain(exc: BaseException | None) -> list[BaseException]:
@@ -123,21 +125,24 @@ def hub_error(repo_id: str, exc: BaseException, revision: str | None = None) -> 
         if isinstance(e, errors.GatedRepoError):
             return gated(repo_id, getattr(e.response, "status_code", 401))
         if isinstance(e, errors.RevisionNotFoundError):
-            return ArenaError(f"'{repo_id}' has no revision '{revision or 'main'}' on the Hugging Face hub: name a "
-                              "branch, a tag or a commit sha that exists (the revision field or --revision).")
+            return ArenaError(msg("'{repo_id}' has no revision '{revision}' on the Hugging Face hub: name a branch, a tag or "
+                                  "a commit sha that exists (the revision field or --revision).", repo_id=repo_id,
+                                  revision=revision or 'main'))
         if isinstance(e, errors.RepositoryNotFoundError):
             return unknown_model(repo_id)
         status = getattr(getattr(e, "response", None), "status_code", None)
         if isinstance(status, int) and status >= 500:
-            return ArenaError(f"The Hugging Face hub at {endpoint()} answered {status} (a server error) for "
-                              f"'{repo_id}': retry in a few minutes; models already in the local cache still load.")
+            return ArenaError(msg("The Hugging Face hub at {endpoint} answered {status} (a server error) for '{repo_id}': "
+                                  "retry in a few minutes; models already in the local cache still load.", endpoint=endpoint(),
+                                  status=status, repo_id=repo_id))
         if _named(e, "TimeoutException"):
-            return ArenaError(f"The Hugging Face hub at {endpoint()} did not answer in time for '{repo_id}': retry "
-                              "later, or allow more seconds with HF_HUB_DOWNLOAD_TIMEOUT and HF_HUB_ETAG_TIMEOUT.")
+            return ArenaError(msg("The Hugging Face hub at {endpoint} did not answer in time for '{repo_id}': retry later, or "
+                                  "allow more seconds with HF_HUB_DOWNLOAD_TIMEOUT and HF_HUB_ETAG_TIMEOUT.",
+                                  endpoint=endpoint(), repo_id=repo_id))
         if _named(e, "TransportError"):
-            return ArenaError(f"The download of '{repo_id}' from the Hugging Face hub was cut off (the connection "
-                              "dropped): the files already downloaded stay in the local cache; run again to fetch "
-                              "the rest.")
+            return ArenaError(msg("The download of '{repo_id}' from the Hugging Face hub was cut off (the connection "
+                                  "dropped): the files already downloaded stay in the local cache; run again to fetch the "
+                                  "rest.", repo_id=repo_id))
     return unknown_model(repo_id)
 
 
@@ -147,17 +152,17 @@ def unknown_model(spec: str) -> ArenaError:
         offline = [p.id for p in load_presets().values() if p.runs_offline]
     except ArenaError:
         offline = []
-    return ArenaError(f"Could not load '{spec}': not an installed package model or local folder, and the Hugging "
-                      "Face hub could not provide it (no network, or a misspelled id). "
-                      f"Offline presets here: {', '.join(offline) or 'none'}.")
+    return ArenaError(msg("Could not load '{spec}': not an installed package model or local folder, and the Hugging Face hub "
+                          "could not provide it (no network, or a misspelled id). Offline presets here: {offline}.", spec=spec,
+                          offline=', '.join(offline) or 'none'))
 
 
 def gated(repo_id: str, status: int) -> ArenaError:
     """The line for a gated repository: 401 (no token sent) or 403 (a token without access)."""
-    page = f"{endpoint()}/{repo_id}"
     if status == 403:
-        return ArenaError(f"'{repo_id}' is a gated model and the Hugging Face token this server uses has no access to "
-                          f"it: accept its terms at {page} with the token's account, or set HF_TOKEN to a token "
-                          "that has access.")
-    return ArenaError(f"'{repo_id}' is a gated model: accept its terms at {page}, then give this server a Hugging Face "
-                      "token (set the HF_TOKEN environment variable, or run `hf auth login`) and load it again.")
+        return ArenaError(msg("'{repo_id}' is a gated model and the Hugging Face token this server uses has no access to it: "
+                              "accept its terms at {endpoint}/{repo_id} with the token's account, or set HF_TOKEN to a token "
+                              "that has access.", repo_id=repo_id, endpoint=endpoint()))
+    return ArenaError(msg("'{repo_id}' is a gated model: accept its terms at {endpoint}/{repo_id}, then give this server a "
+                          "Hugging Face token (set the HF_TOKEN environment variable, or run `hf auth login`) and load it "
+                          "again.", repo_id=repo_id, endpoint=endpoint()))

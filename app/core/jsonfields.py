@@ -14,6 +14,7 @@ import json
 from typing import Any, Callable, Sequence
 
 from .errors import ArenaError
+from .words import join
 
 
 def python_kind(value: Any) -> str:
@@ -49,7 +50,7 @@ class JsonReader:
 
     def fail(self, path: str, problem: str) -> ArenaError:
         """'<where>: <path> <problem>' (no path: '<where>: <problem>')."""
-        return ArenaError(f"{self.where}: {path} {problem}" if path else f"{self.where}: {problem}")
+        return ArenaError(join((f"{self.where}:", *([path] if path else []), problem)))
 
     def get(self, data: Any, key: str, kinds: tuple, path: str = "", optional: bool = False) -> Any:
         """data[key], which must be one of the types `kinds` (a bool is never a number); optional: absent or null

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ArenaError
+from .words import join, msg
 
 #: transformers' own draft-length schedules, named as transformers names them.
 TRANSFORMERS_SCHEDULES = ("constant", "heuristic", "heuristic_transient")
@@ -59,12 +60,12 @@ class Origin:
     def blame(self, knob: str, problem: str, label: str = "") -> ArenaError:
         """An error that names the value's origin and the problem (`label`: the field's name on the page)."""
         if self.kind == "preset":
-            return ArenaError(f"{self.name}: field '{knob}' {problem}")
+            return ArenaError(msg("{name}: field '{knob}' {problem}", name=self.name, knob=knob, problem=problem))
         if self.kind == "flag":
-            return ArenaError(f"--{knob.replace('_', '-')} {problem}")
+            return ArenaError(join((f"--{knob.replace('_', '-')}", problem)))
         if self.kind == "form":
-            return ArenaError(f"{label or knob} {problem}")
-        return ArenaError(f"{self.name or 'request'}: {knob} {problem}")
+            return ArenaError(join((label or knob, problem)))
+        return ArenaError(join((f"{self.name or 'request'}:", knob, problem)))
 
 
 FLAG = Origin("flag")
@@ -163,6 +164,11 @@ class Knob:
             return out
         if not self._in_bounds(out):
             hint = f" {self.hint}" if self.hint else ""
+            if origin.kind == "request" and not hint and self.low is not None and self.high is not None \
+                    and not (self.low_open or self.high_open):  # blame's line, as one sentence the page translates
+                raise ArenaError(msg("{name}: {knob} must be between {low} and {high}; got {value}",
+                                     name=origin.name or "request", knob=self.name, low=_num(self.low),
+                                     high=_num(self.high), value=_num(out)))
             raise origin.blame(self.name, f"must be {self.bounds_text()}{hint}; got {_num(out)}", self.label)
         return out
 

@@ -22,6 +22,7 @@ from .hub import hub_error
 from .parts import known_params
 from .sources import Source, converted_folder, resolve
 from .tokenizers import TokenizerPool
+from .words import msg
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,8 @@ def _model_kwargs(options: "LoadOptions", device: str, dtype: torch.dtype) -> di
     if device.startswith("cuda"):
         kwargs["device_map"] = options.device_map
     elif options.device_map not in ("auto", "cpu"):
-        raise ArenaError(f"device_map '{options.device_map}' needs a GPU; this machine only has a CPU.")
+        raise ArenaError(msg("device_map '{device_map}' needs a GPU; this machine only has a CPU.",
+                             device_map=options.device_map))
     return kwargs
 
 
@@ -92,8 +94,9 @@ def check_weights_fit(specs: dict[str, str | None], dtype_name: str, max_bytes: 
     if total > max_bytes:
         parts = " + ".join(f"{role} {size / 1e9:.1f} GB" for role, size in sizes.items())
         dtype_name = str(dtype).replace("torch.", "")
-        raise ArenaError(f"These models need about {total / 1e9:.1f} GB of weights in {dtype_name} ({parts}); "
-                         f"this server allows {max_bytes / 1e9:.1f} GB: pick a smaller preset.")
+        raise ArenaError(msg("These models need about {total} GB of weights in {dtype_name} ({parts}); this server allows "
+                             "{max_bytes} GB: pick a smaller preset.", total=f"{total / 1e9:.1f}", dtype_name=dtype_name,
+                             parts=parts, max_bytes=f"{max_bytes / 1e9:.1f}"))
 
 
 @dataclass(frozen=True)
@@ -164,8 +167,8 @@ def _quantization_config(kind: str, device: str):
     if kind == "none":
         return None
     if not device.startswith("cuda"):
-        raise ArenaError(f"{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. "
-                         "Set quantization: none or pick an offline preset.")
+        raise ArenaError(msg("{kind} quantization needs a CUDA GPU (bitsandbytes); this machine has none. Set quantization: "
+                             "none or pick an offline preset.", kind=kind))
     from transformers import BitsAndBytesConfig
 
     if kind == "8bit":
@@ -207,8 +210,9 @@ def _convert_gguf(source: Source, progress: Progress | None, dtype: torch.dtype 
         return folder
     if progress:
         size_mb = (Path(source.path) / (source.gguf_file or "")).stat().st_size / 1e6
-        progress(f"Converting {source.gguf_file} ({size_mb:.0f} MB) to {dtype_name} once (about "
-                 f"{max(15, round(size_mb / 10, -1)):.0f} s on two cores); later loads take seconds")
+        progress(msg("Converting {gguf_file} ({size_mb} MB) to {dtype_name} once (about {size_mb_2} s on two cores); later "
+                     "loads take seconds", gguf_file=source.gguf_file, size_mb=f"{size_mb:.0f}", dtype_name=dtype_name,
+                     size_mb_2=f"{max(15, round(size_mb / 10, -1)):.0f}"))
 
     def write(tmp: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(source.path, gguf_file=source.gguf_file, dtype=dtype)
@@ -328,7 +332,7 @@ class ModelCache:
             except (OSError, ValueError) as exc:
                 if source.kind == "hub":
                     raise hub_error(spec, plan.cause or exc, revision) from None
-                raise ArenaError(f"Could not load a tokenizer from '{spec}': {exc}") from None
+                raise ArenaError(msg("Could not load a tokenizer from '{spec}': {exc}", spec=spec, exc=exc)) from None
             pool = TokenizerPool(tok)
             with self._lock:
                 self._tokenizers[key] = pool
@@ -347,18 +351,18 @@ class ModelCache:
             plan = prepare_hub_load(source.path, options.revision, options.max_model_bytes, progress, stop)
             kwargs.update(plan.kwargs, **({"revision": options.revision} if options.revision else {}))
         if progress:
-            progress(f"Loading {source.spec}")
+            progress(msg("Loading {spec}", spec=source.spec))
         try:
             model = AutoModelForCausalLM.from_pretrained(local_folder(source, progress, dtype), **kwargs)
         except torch.cuda.OutOfMemoryError:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
-            raise ArenaError(f"Out of GPU memory while loading {source.spec}: pick a smaller model, 4-bit quantization, "
-                             "or free memory by stopping other runs.") from None
+            raise ArenaError(msg("Out of GPU memory while loading {spec}: pick a smaller model, 4-bit quantization, or free "
+                                 "memory by stopping other runs.", spec=source.spec)) from None
         except (OSError, ValueError) as exc:
             if source.kind == "hub":
                 raise hub_error(source.spec, plan.cause or exc, options.revision) from None
-            raise ArenaError(f"Could not load a causal LM from '{source.spec}': {exc}") from None
+            raise ArenaError(msg("Could not load a causal LM from '{spec}': {exc}", spec=source.spec, exc=exc)) from None
         model.eval()
         if options.float32_logits and device == "cpu":
             use_float32_logits(model)

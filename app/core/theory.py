@@ -9,6 +9,7 @@ import math
 from typing import Any, Sequence
 
 from ..core.errors import ArenaError
+from .words import join, msg
 
 GAMMAS = tuple(range(1, 21))
 #: The largest cost ratio c the calculator accepts: a draft step 1000x a target step (beyond it every predicted
@@ -22,9 +23,9 @@ ARTICLE_CS = (0.02, 0.05, 0.1, 0.2)
 def check_alpha_c(alpha: float, c: float) -> None:
     """ArenaError unless 0 <= alpha <= 1 and c >= 0 (both finite numbers)."""
     if not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or not 0.0 <= alpha <= 1.0:
-        raise ArenaError(f"alpha must be an acceptance rate between 0 and 1; got {alpha}.")
+        raise ArenaError(msg("alpha must be an acceptance rate between 0 and 1; got {alpha}.", alpha=alpha))
     if not isinstance(c, (int, float)) or not math.isfinite(c) or c < 0:
-        raise ArenaError(f"c must be a cost ratio >= 0 (draft step time / target step time); got {c}.")
+        raise ArenaError(msg("c must be a cost ratio >= 0 (draft step time / target step time); got {c}.", c=c))
 
 
 def tokens_per_round(alpha: float, gamma: int) -> float:
@@ -36,7 +37,7 @@ def predicted_speedup(alpha: float, c: float, gamma: int) -> float:
     """Theorem 3.8 speedup (x) for acceptance `alpha`, cost ratio `c`, `gamma` drafts a round."""
     check_alpha_c(alpha, c)
     if gamma < 1:
-        raise ArenaError(f"gamma (drafts per round) must be at least 1; got {gamma}.")
+        raise ArenaError(msg("gamma (drafts per round) must be at least 1; got {gamma}.", gamma=gamma))
     return tokens_per_round(alpha, gamma) / (gamma * c + 1.0)
 
 
@@ -107,17 +108,26 @@ def verdict(alpha: float, c: float, gammas: Sequence[int] = GAMMAS,
     slower = [x for x in gammas if predicted_speedup(alpha, c, x) < 1.0]
     close = c_spread is not None and c_spread[0] <= alpha <= c_spread[1]
     if close:
-        text = (f"alpha {alpha:.2f} lies inside c's measured spread ({c_spread[0]:.3f}..{c_spread[1]:.3f}, median "
-                f"{c:.3f}): too close to call from the timings; only races on your prompts can say.")
+        text = (msg("alpha {alpha} lies inside c's measured spread ({low}..{high}, median {c}): too close to call from the "
+                    "timings; only races on your prompts can say.", alpha=f"{alpha:.2f}", low=f"{c_spread[0]:.3f}",
+                    high=f"{c_spread[1]:.3f}", c=f"{c:.3f}"))
     elif alpha > c:
-        text = (f"alpha {alpha:.2f} exceeds c {c:.3f}, so drafting can pay off: gamma {g} predicts {s:.2f}x.")
+        text = (msg("alpha {alpha} exceeds c {c}, so drafting can pay off: gamma {gamma} predicts {speedup}x.",
+                    alpha=f"{alpha:.2f}", c=f"{c:.3f}", gamma=g, speedup=f"{s:.2f}"))
         if slower:
             first, last = slower[0], slower[-1]
-            text += (f" Keep gamma below {first}: from there on it is slower than plain generate() "
-                     f"({predicted_speedup(alpha, c, first):.2f}x at gamma {first}"
-                     + (f", {predicted_speedup(alpha, c, last):.2f}x at gamma {last})." if last != first else ")."))
+            speeds = {"first": first, "at": first, "speed": f"{predicted_speedup(alpha, c, first):.2f}"}
+            if last != first:
+                keep = msg("Keep gamma below {first}: from there on it is slower than plain generate() ({speed}x at gamma "
+                           "{at}, {speed_last}x at gamma {last}).", **speeds, last=last,
+                           speed_last=f"{predicted_speedup(alpha, c, last):.2f}")
+            else:
+                keep = msg("Keep gamma below {first}: from there on it is slower than plain generate() ({speed}x at gamma "
+                           "{at}).", **speeds)
+            text = join((text, keep))
     else:
-        text = (f"alpha {alpha:.2f} does not exceed c {c:.3f}, so no gamma makes assisted generation faster "
-                f"(gamma 1 gives {(1 + alpha) / (1 + c):.2f}x): turn it off, or find a cheaper or better-matching drafter.")
+        text = (msg("alpha {alpha} does not exceed c {c}, so no gamma makes assisted generation faster (gamma 1 gives "
+                    "{speedup}x): turn it off, or find a cheaper or better-matching drafter.", alpha=f"{alpha:.2f}",
+                    c=f"{c:.3f}", speedup=f"{(1 + alpha) / (1 + c):.2f}"))
     return {"alpha_exceeds_c": alpha > c, "close": close, "worth_it": s > 1.0, "slower_than_plain_gammas": slower,
             "text": text}

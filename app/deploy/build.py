@@ -7,6 +7,7 @@ from types import ModuleType
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset, get_preset
+from ..core.words import msg
 from . import llamacpp, sglang, vllm
 from .spec import Deployment, SavedPlan, draft_length, endpoint_note, ngram_size
 
@@ -18,7 +19,8 @@ def engine_module(engine: str) -> ModuleType:
     try:
         return ENGINES[engine]
     except KeyError:
-        raise ArenaError(f"Unknown engine {engine!r}: choose one of {', '.join(ENGINES)}.") from None
+        raise ArenaError(msg("Unknown engine {engine}: choose one of {ENGINES}.", engine=repr(engine),
+                             ENGINES=', '.join(ENGINES))) from None
 
 
 def unsupported_message(preset: Preset, engine: str) -> str | None:
@@ -27,8 +29,8 @@ def unsupported_message(preset: Preset, engine: str) -> str | None:
     if preset.method not in module.MISSING:
         return None
     why, closest = module.MISSING[preset.method]
-    return (f"{why}. Closest supported: {module.ENGINE_METHODS[closest]}; print it with "
-            f"python -m app deploy --preset {preset.id} --engine {engine} --closest.")
+    return (msg("{why}. Closest supported: {ENGINE_METHODS}; print it with python -m app deploy --preset {id} --engine "
+                "{engine} --closest.", why=why, ENGINE_METHODS=module.ENGINE_METHODS[closest], id=preset.id, engine=engine))
 
 
 def deploy(preset: Preset | str, engine: str, plan: SavedPlan | None = None, closest: bool = False) -> Deployment:

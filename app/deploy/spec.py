@@ -17,6 +17,7 @@ from ..core.presets import Preset
 from ..core.requests import read_text_file
 from ..core.parts import is_part_spec, part_set
 from ..core.sources import HUB_EQUIVALENTS
+from ..core.words import msg
 
 #: Draft length when neither a plan nor the preset sets one (SGLang's own default for a draft model is
 #: 3 steps, docs/advanced_features/speculative_decoding.md; vLLM and llama.cpp examples use 3 to 5).
@@ -88,7 +89,8 @@ def served_id(spec: str) -> str:
     if spec.startswith("pypi:"):
         dist, file_name = _pypi_parts(spec)
         if dist not in HUB_EQUIVALENTS:
-            raise ArenaError(f"No hub equivalent is known for the package model {spec}: name a hub id with --target.")
+            raise ArenaError(msg("No hub equivalent is known for the package model {spec}: name a hub id with --target.",
+                                 spec=spec))
         return HUB_EQUIVALENTS[dist]
     return spec
 
@@ -140,10 +142,10 @@ def read_plan(path: Path | str) -> SavedPlan:
     try:
         plan = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ArenaError(f"The plan file {path} is not JSON (line {exc.lineno}): write it with "
-                         "python -m app plan --json.") from None
+        raise ArenaError(msg("The plan file {path} is not JSON (line {lineno}): write it with python -m app plan --json.",
+                             path=path, lineno=exc.lineno)) from None
     if not isinstance(plan, dict) or "best_gamma" not in plan:
-        raise ArenaError(f"The plan file {path} has no best_gamma: write it with python -m app plan --json.")
+        raise ArenaError(msg("The plan file {path} has no best_gamma: write it with python -m app plan --json.", path=path))
     reader, number = JsonReader(str(path)), (int, float)
     hardware = reader.get(plan, "hardware_adjusted", (dict,), optional=True) or {}
     return SavedPlan(reader.get(plan, "best_gamma", number),
@@ -155,11 +157,13 @@ def _plan_gamma(plan: SavedPlan, preset: Preset) -> DraftLength:
     for key, ours in (("preset", preset.id), ("method", preset.method)):
         theirs = getattr(plan, key)
         if theirs is not None and theirs != ours:
-            raise ArenaError(f"The plan is for {key} {theirs!r}, not {ours!r}: plan this preset first.")
+            raise ArenaError(msg("The plan is for {key} {theirs}, not {ours}: plan this preset first.", key=key,
+                                 theirs=repr(theirs), ours=repr(ours)))
     on_gpu = str(plan.device or "").startswith("cuda") and plan.adjusted_gamma is not None
     gamma = plan.adjusted_gamma if on_gpu else plan.best_gamma
     if not math.isfinite(gamma) or gamma != int(gamma) or not 1 <= gamma <= MAX_DRAFT_LENGTH:
-        raise ArenaError(f"The plan's best_gamma must be a whole number 1..{MAX_DRAFT_LENGTH}; got {gamma!r}.")
+        raise ArenaError(msg("The plan's best_gamma must be a whole number 1..{MAX_DRAFT_LENGTH}; got {gamma}.",
+                             MAX_DRAFT_LENGTH=MAX_DRAFT_LENGTH, gamma=repr(gamma)))
     how = ("measured on a GPU, adjusted for its verification cost" if on_gpu else
            "measured" if plan.mode == "measured" else "calculator: alpha and c typed in")
     return DraftLength(int(gamma), f"the planner's best gamma ({how})")

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from .http import DONE, Endpoint, Timeouts, error_message, stream_post
 from .llamacpp import Chunk, EngineSide
 
@@ -69,7 +70,7 @@ def _count(data: dict, *names: str) -> int | None:
         if name in data and data[name] is not None:
             value = data[name]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ArenaError(f"The engine sent malformed output: {name} is {value!r}.")
+                raise ArenaError(msg("The engine sent malformed output: {name} is {value}.", name=name, value=repr(value)))
             return value
     return None
 
@@ -78,7 +79,7 @@ def _ints(value: Any, name: str) -> list[int] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise ArenaError(f"The engine sent malformed output: {name} is not a list of counts.")
+        raise ArenaError(msg("The engine sent malformed output: {name} is not a list of counts.", name=name))
     return value
 
 
@@ -99,8 +100,8 @@ def _dense(histogram: Any) -> list[int] | None:
         try:
             pairs = {int(k): v for k, v in histogram.items()}
         except ValueError:
-            raise ArenaError("The engine sent malformed output: acceptance_histogram has a key that is not a "
-                             "count.") from None
+            raise ArenaError(msg("The engine sent malformed output: acceptance_histogram has a key that is not a "
+                                 "count.")) from None
         histogram = [pairs.get(j, 0) for j in range(max(pairs, default=-1) + 1)]
     return _ints(histogram, "acceptance_histogram")
 
@@ -145,8 +146,8 @@ def vllm_body(model: str, prompt: str, max_new_tokens: int) -> dict[str, Any]:
 
 def _endless(endpoint: Endpoint, count: int, cap: int) -> None:
     if count > cap:
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent endless output: over {cap} tokens; the connection "
-                         "was closed.")
+        raise ArenaError(msg("{name} at {shown} sent endless output: over {cap} tokens; the connection was closed.",
+                             name=endpoint.name, shown=endpoint.shown, cap=cap))
 
 
 def stream_vllm(endpoint: Endpoint, model: str, prompt: str, max_new_tokens: int, side: EngineSide,
@@ -161,8 +162,8 @@ def stream_vllm(endpoint: Endpoint, model: str, prompt: str, max_new_tokens: int
             side.report = vllm_report(data) or side.report
             for choice in data.get("choices") or []:
                 if not isinstance(choice, dict):
-                    raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a choice is not an "
-                                     "object.")
+                    raise ArenaError(msg("{name} at {shown} sent malformed output: a choice is not an object.",
+                                         name=endpoint.name, shown=endpoint.shown))
                 ids = _ints(choice.get("token_ids"), "token_ids") or []
                 prompt_ids = _ints(choice.get("prompt_token_ids"), "prompt_token_ids")
                 chunk = Chunk(t, ids, str(choice.get("text") or ""),
@@ -192,13 +193,14 @@ def _sglang_new(data: dict[str, Any], ids: list[int], text: str, endpoint: Endpo
     if chunk_text is None:  # --skip-tokenizer-init: ids only
         chunk_text = ""
     if not isinstance(chunk_text, str):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk's text is not text.")
+        raise ArenaError(msg("{name} at {shown} sent malformed output: a chunk's text is not text.", name=endpoint.name,
+                             shown=endpoint.shown))
     total = _count(data.get("meta_info") or {}, "completion_tokens")
     cumulative = len(new_ids) == total if total is not None else new_ids[:len(ids)] == ids and len(new_ids) >= len(ids)
     if cumulative and ids:
         if new_ids[:len(ids)] != ids:
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk's output_ids do not "
-                             "extend the earlier ones.")
+            raise ArenaError(msg("{name} at {shown} sent malformed output: a chunk's output_ids do not extend the earlier "
+                                 "ones.", name=endpoint.name, shown=endpoint.shown))
         return new_ids[len(ids):], chunk_text[len(text):] if chunk_text.startswith(text) else chunk_text
     return new_ids, chunk_text
 
@@ -231,12 +233,14 @@ def _objects(endpoint: Endpoint, stream: Any, side: EngineSide, count: Callable[
             side.seconds = t
             return
         if data is None:
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} died mid-stream after {count()} tokens (no "
-                             "[DONE]).")
+            raise ArenaError(msg("{name} at {shown} died mid-stream after {count} tokens (no [DONE]).", name=endpoint.name,
+                                 shown=endpoint.shown, count=count()))
         if not isinstance(data, dict):
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk is not an object.")
+            raise ArenaError(msg("{name} at {shown} sent malformed output: a chunk is not an object.", name=endpoint.name,
+                                 shown=endpoint.shown))
         if "error" in data:  # vLLM and SGLang send a failure inside the stream as {"error": {...}}, then [DONE]
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} failed mid-stream: {error_message(data)}")
+            raise ArenaError(msg("{name} at {shown} failed mid-stream: {error_message}", name=endpoint.name,
+                                 shown=endpoint.shown, error_message=error_message(data)))
         yield t, data
 
 

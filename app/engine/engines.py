@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from . import adapters, llamacpp
 from .http import Endpoint, Timeouts
 from .llamacpp import Chunk, EngineSide
@@ -41,8 +42,8 @@ class Engine:
     def check_pair(self, target: EngineTarget, timeouts: Timeouts) -> PairInfo:
         """Before any generation: ArenaError for a pair that cannot race."""
         if target.plain_url is None:
-            raise ArenaError(f"{self.name} fixes speculative decoding at launch: give the same model served without "
-                             "it as --plain-endpoint URL2 (on the page: --endpoint NAME=URL,plain=URL2).")
+            raise ArenaError(msg("{name} fixes speculative decoding at launch: give the same model served without it as "
+                                 "--plain-endpoint URL2 (on the page: --endpoint NAME=URL,plain=URL2).", name=self.name))
         return PairInfo(target.model or "engine model")
 
     def prompt_text(self, target: EngineTarget, prompt: str, chat_template: bool, timeouts: Timeouts) -> str:
@@ -61,7 +62,8 @@ class Engine:
     def check_assisted(self, side: EngineSide, endpoint: Endpoint, timeouts: Timeouts) -> None:
         """After the assisted stream: ArenaError when it shows the endpoint does not speculate."""
         if side.report is None:
-            raise ArenaError(f"The assisted endpoint {endpoint.shown} reported no speculative decoding: {NOT_A_RACE}.")
+            raise ArenaError(msg("The assisted endpoint {shown} reported no speculative decoding: {NOT_A_RACE}.",
+                                 shown=endpoint.shown, NOT_A_RACE=NOT_A_RACE))
 
     def speculative_type(self, side: EngineSide, info: PairInfo) -> str:
         """The method label's second half ("ngram-simple"; "speculative" when the engine does not name it)."""
@@ -91,23 +93,24 @@ class LlamaCpp(Engine):
         and the plain one does not."""
         assisted, plain = target.endpoints()
         if plain is None:
-            raise ArenaError("llama.cpp cannot switch speculative decoding off per request (its per-request "
-                             "speculative fields are compiled out), so race two servers: give the same model served "
-                             "without --spec-type as --plain-endpoint URL2 (on the page: --endpoint NAME=URL,"
-                             "plain=URL2).")
+            raise ArenaError(msg("llama.cpp cannot switch speculative decoding off per request (its per-request speculative "
+                                 "fields are compiled out), so race two servers: give the same model served without "
+                                 "--spec-type as --plain-endpoint URL2 (on the page: --endpoint NAME=URL,plain=URL2)."))
         a_props, p_props = llamacpp.props(assisted, timeouts), llamacpp.props(plain, timeouts)
         a_name, p_name = _model_name(a_props), _model_name(p_props)
         if a_name and p_name and a_name != p_name:
-            raise ArenaError(f"The endpoints serve different models (assisted: {a_name}, plain: {p_name}); race one "
-                             "model with and without speculation.")
+            raise ArenaError(msg("The endpoints serve different models (assisted: {a_name}, plain: {p_name}); race one model "
+                                 "with and without speculation.", a_name=a_name, p_name=p_name))
         if target.model and a_name and target.model not in (a_name, str(a_props.get("model_alias") or "")):
-            raise ArenaError(f"Wrong model name {target.model!r}: the assisted endpoint serves {a_name}.")
+            raise ArenaError(msg("Wrong model name {model}: the assisted endpoint serves {a_name}.", model=repr(target.model),
+                                 a_name=a_name))
         slot = llamacpp.first_slot(assisted, timeouts)
         if slot is not None and slot.get("speculative") is False:
-            raise ArenaError(f"The assisted endpoint {assisted.shown} has no speculative decoding configured (start it "
-                             f"with --spec-type ngram-simple or a draft model): {NOT_A_RACE}.")
+            raise ArenaError(msg("The assisted endpoint {shown} has no speculative decoding configured (start it with "
+                                 "--spec-type ngram-simple or a draft model): {NOT_A_RACE}.", shown=assisted.shown,
+                                 NOT_A_RACE=NOT_A_RACE))
         if llamacpp.speculative_slots(plain, timeouts) is True:
-            raise ArenaError(f"The plain endpoint {plain.shown} speculates too; start it without --spec-type.")
+            raise ArenaError(msg("The plain endpoint {shown} speculates too; start it without --spec-type.", shown=plain.shown))
         return PairInfo(a_name or target.model or "engine model", str(a_props.get("build_info") or "") or None,
                         llamacpp.spec_types((slot or {}).get("params")))
 
@@ -125,8 +128,8 @@ class LlamaCpp(Engine):
     def check_assisted(self, side: EngineSide, endpoint: Endpoint, timeouts: Timeouts) -> None:
         """A server that drafted nothing and does not say whether it speculates cannot be told from a plain one."""
         if not side.drafted and llamacpp.speculative_slots(endpoint, timeouts) is None:
-            raise ArenaError(f"The assisted endpoint {endpoint.shown} drafted nothing and does not say whether "
-                             f"speculation is configured: {NOT_A_RACE}.")
+            raise ArenaError(msg("The assisted endpoint {shown} drafted nothing and does not say whether speculation is "
+                                 "configured: {NOT_A_RACE}.", shown=endpoint.shown, NOT_A_RACE=NOT_A_RACE))
 
     def speculative_type(self, side: EngineSide, info: PairInfo) -> str:
         return llamacpp.spec_types(side.settings) or info.speculative_type or "speculative"
@@ -144,8 +147,8 @@ class Vllm(Engine):
     def check_pair(self, target: EngineTarget, timeouts: Timeouts) -> PairInfo:
         info = super().check_pair(target, timeouts)
         if not target.model:
-            raise ArenaError("vLLM needs the served model's name: give --model NAME (on the page: --endpoint "
-                             "NAME=URL,plain=URL2,engine=vllm,model=NAME).")
+            raise ArenaError(msg("vLLM needs the served model's name: give --model NAME (on the page: --endpoint "
+                                 "NAME=URL,plain=URL2,engine=vllm,model=NAME)."))
         return info
 
     def stream(self, endpoint: Endpoint, target: EngineTarget, text: str, max_new_tokens: int, side: EngineSide,
@@ -154,9 +157,9 @@ class Vllm(Engine):
 
     def check_assisted(self, side: EngineSide, endpoint: Endpoint, timeouts: Timeouts) -> None:
         if side.report is None:
-            raise ArenaError(f"The assisted endpoint {endpoint.shown} reported no speculative decoding (vLLM reports "
-                             "it with --per-request-spec-decode-stats, or --per-request-spec-decode-metrics in other "
-                             f"versions, set to detailed): {NOT_A_RACE}.")
+            raise ArenaError(msg("The assisted endpoint {shown} reported no speculative decoding (vLLM reports it with "
+                                 "--per-request-spec-decode-stats, or --per-request-spec-decode-metrics in other versions, "
+                                 "set to detailed): {NOT_A_RACE}.", shown=endpoint.shown, NOT_A_RACE=NOT_A_RACE))
 
 
 class Sglang(Engine):

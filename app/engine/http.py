@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from ..core.errors import ArenaError, StoppedError
+from ..core.words import msg
 
 #: The longest error body quoted in a message (characters).
 MAX_QUOTED = 160
@@ -55,11 +56,11 @@ class Endpoint:
         """(scheme, host, port, path prefix); ArenaError for a URL that is not http(s)://host[:port][/prefix]."""
         split = urlsplit(self.url)
         if split.scheme not in ("http", "https") or not split.hostname:
-            raise ArenaError(f"{self.name}: {self.url!r} is not an http:// or https:// URL.")
+            raise ArenaError(msg("{name}: {url} is not an http:// or https:// URL.", name=self.name, url=repr(self.url)))
         try:
             port = split.port or (443 if split.scheme == "https" else 80)
         except ValueError:
-            raise ArenaError(f"{self.name}: {self.url!r} has a bad port.") from None
+            raise ArenaError(msg("{name}: {url} has a bad port.", name=self.name, url=repr(self.url))) from None
         return split.scheme, split.hostname, port, split.path.rstrip("/")
 
 
@@ -91,14 +92,15 @@ def refused(endpoint: Endpoint, status: int, body: bytes) -> ArenaError:
     """The one line for an HTTP error answer; a 404 that names a model means a wrong model name."""
     quoted = _quote(body)
     if status == 404 and "model" in quoted.lower():
-        return ArenaError(f"{endpoint.name} at {endpoint.shown} does not serve that model (HTTP 404: {quoted}); "
-                          "check the model name.")
-    return ArenaError(f"{endpoint.name} at {endpoint.shown} refused the request: HTTP {status}: {quoted or 'no message'}")
+        return ArenaError(msg("{name} at {shown} does not serve that model (HTTP 404: {quoted}); check the model name.",
+                              name=endpoint.name, shown=endpoint.shown, quoted=quoted))
+    return ArenaError(msg("{name} at {shown} refused the request: HTTP {status}: {quoted}", name=endpoint.name,
+                          shown=endpoint.shown, status=status, quoted=quoted or 'no message'))
 
 
 def _down(endpoint: Endpoint, exc: BaseException) -> ArenaError:
-    return ArenaError(f"{endpoint.name} is down: nothing answers at {endpoint.shown} ({type(exc).__name__}: {exc}); "
-                      "start the server or check the URL.")
+    return ArenaError(msg("{name} is down: nothing answers at {shown} ({type}: {exc}); start the server or check the URL.",
+                          name=endpoint.name, shown=endpoint.shown, type=type(exc).__name__, exc=exc))
 
 
 def get_json(endpoint: Endpoint, path: str, timeouts: Timeouts = Timeouts()) -> Any:
@@ -118,8 +120,8 @@ def request_json(endpoint: Endpoint, method: str, path: str, body: dict | None,
         response = conn.getresponse()
         data = response.read(MAX_LINE_BYTES + 1)
     except (socket.timeout, TimeoutError):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: no answer to {method} {path} within "
-                         f"{timeouts.read:g} s.") from None
+        raise ArenaError(msg("{name} at {shown} is too slow: no answer to {method} {path} within {read} s.", name=endpoint.name,
+                             shown=endpoint.shown, method=method, path=path, read=f"{timeouts.read:g}")) from None
     except (ConnectionError, OSError, http.client.HTTPException) as exc:
         raise _down(endpoint, exc) from None
     finally:
@@ -129,8 +131,8 @@ def request_json(endpoint: Endpoint, method: str, path: str, body: dict | None,
     try:
         return json.loads(data)
     except ValueError:
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: {method} {path} is not "
-                         "JSON.") from None
+        raise ArenaError(msg("{name} at {shown} sent malformed output: {method} {path} is not JSON.", name=endpoint.name,
+                             shown=endpoint.shown, method=method, path=path)) from None
 
 
 class _Closer:
@@ -178,8 +180,8 @@ def _events(response: http.client.HTTPResponse, endpoint: Endpoint) -> Iterator[
             yield None
             return
         if len(line) > MAX_LINE_BYTES:
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a line over "
-                             f"{MAX_LINE_BYTES} bytes.")
+            raise ArenaError(msg("{name} at {shown} sent malformed output: a line over {MAX_LINE_BYTES} bytes.",
+                                 name=endpoint.name, shown=endpoint.shown, MAX_LINE_BYTES=MAX_LINE_BYTES))
         text = line.decode("utf-8", "replace").strip()
         if not text.startswith("data:"):
             continue  # blank separators, comments and pings
@@ -190,8 +192,8 @@ def _events(response: http.client.HTTPResponse, endpoint: Endpoint) -> Iterator[
         try:
             yield json.loads(payload)
         except ValueError:
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a stream chunk is not JSON "
-                             f"({payload[:60]!r}).") from None
+            raise ArenaError(msg("{name} at {shown} sent malformed output: a stream chunk is not JSON ({payload}).",
+                                 name=endpoint.name, shown=endpoint.shown, payload=repr(payload[:60]))) from None
 
 
 def stream_post(endpoint: Endpoint, path: str, body: dict, timeouts: Timeouts = Timeouts(),
@@ -219,10 +221,10 @@ def stream_post(endpoint: Endpoint, path: str, body: dict, timeouts: Timeouts = 
             response = conn.getresponse()
         except (ConnectionError, OSError, http.client.HTTPException) as exc:
             if stop is not None and stop.is_set():
-                raise StoppedError(f"{endpoint.name}: stopped") from None
+                raise StoppedError(msg("{name}: stopped", name=endpoint.name)) from None
             if isinstance(exc, (socket.timeout, TimeoutError)):
-                raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: no answer within "
-                                 f"{timeouts.read:g} s.") from None
+                raise ArenaError(msg("{name} at {shown} is too slow: no answer within {read} s.", name=endpoint.name,
+                                     shown=endpoint.shown, read=f"{timeouts.read:g}")) from None
             raise _down(endpoint, exc) from None
         if response.status >= 400:
             raise refused(endpoint, response.status, response.read(MAX_LINE_BYTES))
@@ -240,18 +242,19 @@ def _timed(events: Iterator[Any], start: float, endpoint: Endpoint, timeouts: Ti
         except StopIteration:
             return
         except (socket.timeout, TimeoutError):
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: nothing for {timeouts.read:g} s "
-                             "in the middle of the stream.") from None
+            raise ArenaError(msg("{name} at {shown} is too slow: nothing for {read} s in the middle of the stream.",
+                                 name=endpoint.name, shown=endpoint.shown, read=f"{timeouts.read:g}")) from None
         except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
             if stop is not None and stop.is_set():
-                raise StoppedError(f"{endpoint.name}: stopped") from None
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} died mid-stream ({type(exc).__name__}).") from None
+                raise StoppedError(msg("{name}: stopped", name=endpoint.name)) from None
+            raise ArenaError(msg("{name} at {shown} died mid-stream ({type}).", name=endpoint.name, shown=endpoint.shown,
+                                 type=type(exc).__name__)) from None
         if stop is not None and stop.is_set():
-            raise StoppedError(f"{endpoint.name}: stopped")
+            raise StoppedError(msg("{name}: stopped", name=endpoint.name))
         now = time.perf_counter() - start
         if now > timeouts.total:
-            raise ArenaError(f"{endpoint.name} at {endpoint.shown} is too slow: the request took over "
-                             f"{timeouts.total:g} s.")
+            raise ArenaError(msg("{name} at {shown} is too slow: the request took over {total} s.", name=endpoint.name,
+                                 shown=endpoint.shown, total=f"{timeouts.total:g}"))
         yield now, event
         if event is None or event is DONE:
             return

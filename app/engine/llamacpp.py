@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from .http import DONE, Endpoint, Timeouts, get_json, request_json, stream_post
 
 
@@ -127,23 +128,28 @@ def completion_body(prompt: str, max_new_tokens: int) -> dict[str, Any]:
 
 def _int(value: Any, what: str, endpoint: Endpoint) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: {what} is {value!r}.")
+        raise ArenaError(msg("{name} at {shown} sent malformed output: {what} is {value}.", name=endpoint.name,
+                             shown=endpoint.shown, what=what, value=repr(value)))
     return value
 
 
 def _chunk(t: float, data: Any, endpoint: Endpoint) -> Chunk:
     """A stream chunk checked field by field (malformed output is one line)."""
     if not isinstance(data, dict):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: a chunk is not a JSON object.")
+        raise ArenaError(msg("{name} at {shown} sent malformed output: a chunk is not a JSON object.", name=endpoint.name,
+                             shown=endpoint.shown))
     if "error" in data:
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} failed mid-stream: {data['error']}")
+        raise ArenaError(msg("{name} at {shown} failed mid-stream: {data_error}", name=endpoint.name, shown=endpoint.shown,
+                             data_error=data['error']))
     ids = data.get("tokens", [])
     if not isinstance(ids, list):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: tokens is {ids!r}.")
+        raise ArenaError(msg("{name} at {shown} sent malformed output: tokens is {ids}.", name=endpoint.name,
+                             shown=endpoint.shown, ids=repr(ids)))
     ids = [_int(i, "a token id", endpoint) for i in ids]
     text = data.get("content", "")
     if not isinstance(text, str):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: content is not text.")
+        raise ArenaError(msg("{name} at {shown} sent malformed output: content is not text.", name=endpoint.name,
+                             shown=endpoint.shown))
     timings = data.get("timings")
     evaluated = data.get("tokens_evaluated")
     chunk = Chunk(t, ids, text, prompt_tokens=_int(evaluated, "tokens_evaluated", endpoint)
@@ -173,8 +179,9 @@ def stream_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, side: Engi
             chunk = _chunk(t, data, endpoint)
             count += len(chunk.ids)
             if count > cap:
-                raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent endless output: over {cap} tokens for "
-                                 f"n_predict {max_new_tokens}; the connection was closed.")
+                raise ArenaError(msg("{name} at {shown} sent endless output: over {cap} tokens for n_predict "
+                                     "{max_new_tokens}; the connection was closed.", name=endpoint.name, shown=endpoint.shown,
+                                     cap=cap, max_new_tokens=max_new_tokens))
             if chunk.ids or chunk.text:
                 side.add(chunk)
                 yield chunk
@@ -182,8 +189,8 @@ def stream_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, side: Engi
                 done = _finish(side, t, data)
                 break
     if not done:
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} died mid-stream after {count} tokens "
-                         "(the stream ended without its final chunk).")
+        raise ArenaError(msg("{name} at {shown} died mid-stream after {count} tokens (the stream ended without its final "
+                             "chunk).", name=endpoint.name, shown=endpoint.shown, count=count))
 
 
 def read_side(endpoint: Endpoint, prompt: str, max_new_tokens: int, timeouts: Timeouts = Timeouts(),
@@ -211,7 +218,8 @@ def apply_template(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeout
                         timeouts)
     if isinstance(data, dict) and isinstance(data.get("prompt"), str):
         return data["prompt"]
-    raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /apply-template gave no prompt.")
+    raise ArenaError(msg("{name} at {shown} sent malformed output: /apply-template gave no prompt.", name=endpoint.name,
+                         shown=endpoint.shown))
 
 
 def count_prompt(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -> int:
@@ -225,7 +233,8 @@ def tokenize(endpoint: Endpoint, prompt: str, timeouts: Timeouts = Timeouts()) -
     data = request_json(endpoint, "POST", "/tokenize", {"content": prompt, "add_special": True}, timeouts)
     if isinstance(data, dict) and isinstance(data.get("tokens"), list):
         return data["tokens"]
-    raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: /tokenize gave no tokens.")
+    raise ArenaError(msg("{name} at {shown} sent malformed output: /tokenize gave no tokens.", name=endpoint.name,
+                         shown=endpoint.shown))
 
 
 def top_two(endpoint: Endpoint, prompt: str, prefix: list[int],
@@ -241,8 +250,8 @@ def top_two(endpoint: Endpoint, prompt: str, prefix: list[int],
         top = out["completion_probabilities"][0]["top_logprobs"]
         return [(int(x["id"]), str(x["token"]), math.exp(float(x["logprob"]))) for x in top[:2]]
     except (KeyError, IndexError, TypeError, ValueError):
-        raise ArenaError(f"{endpoint.name} at {endpoint.shown} sent malformed output: no top_logprobs for "
-                         "n_probs.") from None
+        raise ArenaError(msg("{name} at {shown} sent malformed output: no top_logprobs for n_probs.", name=endpoint.name,
+                             shown=endpoint.shown)) from None
 
 
 def first_slot(endpoint: Endpoint, timeouts: Timeouts = Timeouts()) -> dict[str, Any] | None:

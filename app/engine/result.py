@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from ..race.protocol import Mode
 from ..race.result import AssistedResult, RaceResult, SideResult
 from . import rounds
@@ -42,8 +43,8 @@ class EngineRace:
 def check_plain(plain: EngineSide) -> None:
     """ArenaError when the plain side drafted (its endpoint speculates)."""
     if plain.drafted:
-        raise ArenaError(f"The plain endpoint drafted {plain.drafted} tokens: it speculates; start it without "
-                         "speculative decoding.")
+        raise ArenaError(msg("The plain endpoint drafted {drafted} tokens: it speculates; start it without speculative "
+                             "decoding.", drafted=plain.drafted))
 
 
 def side_fields(side: EngineSide) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.errors import ArenaError, StoppedError
 from ..core.requests import WARMUP_TOKENS
+from ..core.words import msg
 from ..race.divergence import describe
 from ..race.protocol import RaceSnapshot, Round, Side, SideSnapshot, Token
 from ..race.result import RaceResult
@@ -195,7 +196,7 @@ class EngineRun:
         side, r = self._sides[name], self.request
         try:
             if self.stop_event.is_set():
-                raise StoppedError(f"{endpoint.name}: stopped")
+                raise StoppedError(msg("{name}: stopped", name=endpoint.name))
             with closing(self.engine.stream(endpoint, r.target, text, r.max_new_tokens, side.stream, r.timeouts,
                                             self.stop_event)) as stream:
                 self._drain(stream)
@@ -213,7 +214,7 @@ class EngineRun:
         side, r = EngineSide(), self.request
         try:
             if self.stop_event.is_set():
-                raise StoppedError(f"{endpoint.name}: stopped")
+                raise StoppedError(msg("{name}: stopped", name=endpoint.name))
             with closing(self.engine.stream(endpoint, r.target, text, min(tokens, r.max_new_tokens), side, r.timeouts,
                                             self.stop_event)) as stream:
                 self._drain(stream)

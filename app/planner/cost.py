@@ -10,6 +10,7 @@ from typing import Iterable
 
 from ..core.errors import ArenaError
 from ..core.jsonfields import not_in_json
+from ..core.words import msg
 
 HOURS_PER_MONTH = 720.0  # the drafter-choice article's month: 30 days x 24 h
 
@@ -23,7 +24,8 @@ class GpuPrice:
 
 
 DEFAULT_GPUS = (GpuPrice("A10 24GB", 1.29), GpuPrice("H100 SXM 80GB", 4.29))
-PRICE_SOURCE = "defaults: Lambda GPU cloud 1-GPU on-demand prices quoted by the drafter-choice article (2026-11-05, before tax)"
+PRICE_SOURCE = msg("defaults: Lambda GPU cloud 1-GPU on-demand prices quoted by the drafter-choice article (2026-11-05, "
+                   "before tax)")
 
 
 def parse_gpu_price(text: str) -> GpuPrice:
@@ -34,21 +36,22 @@ def parse_gpu_price(text: str) -> GpuPrice:
     except ValueError:
         value = float("nan")
     if not sep or not name.strip() or not math.isfinite(value) or value < 0:
-        raise ArenaError(f"A GPU price must look like NAME=DOLLARS_PER_HOUR with a price >= 0 (e.g. A10=1.29); got {text!r}.")
+        raise ArenaError(msg("A GPU price must look like NAME=DOLLARS_PER_HOUR with a price >= 0 (e.g. A10=1.29); got {text}.",
+                             text=repr(text)))
     return GpuPrice(name.strip(), value)
 
 
 def gpu_time_saved(speedup: float) -> float:
     """Share of GPU time saved at `speedup` (x): 1 - 1/speedup; negative when assisted is slower."""
     if not speedup > 0 or not math.isfinite(speedup):
-        raise ArenaError(f"A speedup must be a positive number; got {speedup}.")
+        raise ArenaError(msg("A speedup must be a positive number; got {speedup}.", speedup=speedup))
     return 1.0 - 1.0 / speedup
 
 
 def monthly_cost(gpu: GpuPrice, hours_per_month: float = HOURS_PER_MONTH) -> float:
     """Dollars per month for one GPU running `hours_per_month` hours."""
     if not hours_per_month > 0:
-        raise ArenaError(f"Hours per month must be positive; got {hours_per_month}.")
+        raise ArenaError(msg("Hours per month must be positive; got {hours_per_month}.", hours_per_month=hours_per_month))
     return gpu.dollars_per_hour * hours_per_month
 
 

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from ..core.errors import ArenaError, StoppedError
 from ..core.theory import predicted_speedup
+from ..core.words import msg
 from ..engine.request import EngineRequest
 from ..engine.result import EngineRace
 from ..engine.rounds import TOTALS
@@ -27,7 +28,8 @@ from .plan import PAYS, PlanOptions, final_verdict, plan_from_numbers, projectio
 from .types import EngineCost, EngineMeasurement, EngineSpeedup, MeasuredPoint, Plan
 
 #: Where a side's decode time comes from: the engine's own timings (llama.cpp), else the arena's clock.
-ENGINE_TIMES, ARENA_TIMES = "the engine's own timings (predicted_ms / predicted_n)", "the arena's clock (first token to last)"
+ENGINE_TIMES = msg("the engine's own timings (predicted_ms / predicted_n)")
+ARENA_TIMES = msg("the arena's clock (first token to last)")
 
 
 @dataclass
@@ -86,7 +88,7 @@ def engine_c(costs: Sequence[PromptCost]) -> tuple[float, float, float, float]:
     plain_ms, plain_n = sum(x.plain.ms for x in costs), sum(x.plain.tokens for x in costs)
     steps, drafted = sum(x.steps for x in costs), sum(x.drafted for x in costs)
     if not plain_n or not plain_ms or not steps:
-        raise ArenaError("The engine's timings give no decode time to measure c on: race longer outputs.")
+        raise ArenaError(msg("The engine's timings give no decode time to measure c on: race longer outputs."))
     t_plain = plain_ms / plain_n
     t_step = (sum(x.assisted.ms for x in costs) - sum(x.undrafted for x in costs) * t_plain) / steps
     mean = drafted / steps
@@ -116,17 +118,17 @@ def measure_engine(races: Sequence[EngineRace], max_new_tokens: int) -> EngineMe
     reported only totals or drafted nothing."""
     source = races[0].status_source
     if any(r.status_source == TOTALS for r in races):
-        raise ArenaError("The engine reported only its totals of drafted and accepted tokens, not its steps: alpha "
-                         "per token cannot be measured from them.")
+        raise ArenaError(msg("The engine reported only its totals of drafted and accepted tokens, not its steps: alpha per "
+                             "token cannot be measured from them."))
     rounds = [x for r in races for x in r.result.assisted.rounds]
     alpha = observed_alpha(rounds)
     if alpha.value is None:
-        raise ArenaError("The engine drafted nothing on these prompts, so there is no acceptance to measure: use "
-                         "prompts whose answers copy them (code edits, summaries), or a drafter.")
+        raise ArenaError(msg("The engine drafted nothing on these prompts, so there is no acceptance to measure: use prompts "
+                             "whose answers copy them (code edits, summaries), or a drafter."))
     costs = [prompt_cost(r) for r in races]
     c, t_plain, t_step, mean = engine_c(costs)
     per_prompt = [round(engine_c([x])[0], 5) for x in costs if x.steps]
-    what = f"(verify step - plain step) / (mean drafted x plain step), from {costs[0].assisted.source}"
+    what = msg("(verify step - plain step) / (mean drafted x plain step), from {source}", source=costs[0].assisted.source)
     info = races[0].engine
     return EngineMeasurement(info["name"], info.get("version"), info.get("speculative_type") or "", source,
                              len(races), max_new_tokens, True, alpha,
@@ -144,10 +146,11 @@ def race_prompts_on(requests: Sequence[EngineRequest], progress: Progress | None
     races = []
     for i, request in enumerate(requests):
         if progress:
-            progress(f"Racing prompt {i + 1}/{len(requests)} on the engine: plain, then with its speculation")
+            progress(msg("Racing prompt {i}/{requests} on the engine: plain, then with its speculation", i=i + 1,
+                         requests=len(requests)))
         race = run_engine(request, stop=stop, label="engine plan")
         if race.result.stopped:
-            raise StoppedError("the engine plan was stopped")
+            raise StoppedError(msg("the engine plan was stopped"))
         races.append(race)
     return races
 
@@ -164,12 +167,12 @@ def plan_on_engine(requests: Sequence[EngineRequest], options: PlanOptions, prog
     first = races[0].result
     plan.mode, plan.preset, plan.method, plan.target, plan.assistant, plan.device = (
         "measured", first.preset, first.method, first.target, None, first.device)
-    plan.alpha_source = f"observed in the engine's own rounds ({m.status_source}), per token"
-    plan.c_source, plan.engine = f"measured from the engine: {m.c.what}", m
+    plan.alpha_source = msg("observed in the engine's own rounds ({source}), per token", source=m.status_source)
+    plan.c_source, plan.engine = msg("measured from the engine: {what}", what=m.c.what), m
     gamma = round(m.c.mean_drafted, 2)
-    plan.measured_points = [MeasuredPoint(gamma, m.speedup.decode, "measured, engine decode"),
-                            MeasuredPoint(gamma, m.speedup.end_to_end, "measured, arena clock (end to end)")]
-    plan.cost = cost_summary({"predicted": plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
+    plan.measured_points = [MeasuredPoint(gamma, m.speedup.decode, msg("measured, engine decode")),
+                            MeasuredPoint(gamma, m.speedup.end_to_end, msg("measured, arena clock (end to end)"))]
+    plan.cost = cost_summary({msg("predicted"): plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
                              options.gpus, options.hours_per_month)
     plan.notes = _notes(m)
     verdict = pooled([r.result.verdict for r in races], m.speedup.decode)  # the races' one verdict, pooled
@@ -184,25 +187,26 @@ def _verdict_text(m: EngineMeasurement, verdict: Any) -> str:
     """The measured verdict in words: the engine's decode and end-to-end speedups beside the prediction at its own
     mean draft length; `verdict`: the engine races' one verdict, pooled (app/race/verdict.py), which decides."""
     s = m.speedup
-    figures = (f"decode {s.decode:.2f}x by the engine's clock, {s.end_to_end:.2f}x end to end by the arena's; "
-               f"Theorem 3.8 predicts {s.predicted:.2f}x at gamma {s.predicted_gamma}, its mean draft of "
-               f"{m.c.mean_drafted:.1f} tokens rounded")
+    figures = (msg("decode {decode}x by the engine's clock, {e2e}x end to end by the arena's; Theorem 3.8 predicts "
+                   "{predicted}x at gamma {gamma}, its mean draft of {drafted} tokens rounded", decode=f"{s.decode:.2f}",
+                   e2e=f"{s.end_to_end:.2f}", predicted=f"{s.predicted:.2f}", gamma=s.predicted_gamma,
+                   drafted=f"{m.c.mean_drafted:.1f}"))
     if not verdict.measured:
-        return f"The engine races were not a measurement ({figures}): {verdict.reason}."
-    return {"yes": f"The engine's speculation pays ({figures}).",
-            "level": f"The engine's speculation is level with plain decoding ({figures}).",
-            "no": f"The engine's speculation is slower than plain decoding ({figures}): turn it off or change its "
-                  "drafter."}[PAYS[verdict.kind]]
+        return msg("The engine races were not a measurement ({figures}): {reason}.", figures=figures, reason=verdict.reason)
+    return {"yes": msg("The engine's speculation pays ({figures}).", figures=figures),
+            "level": msg("The engine's speculation is level with plain decoding ({figures}).", figures=figures),
+            "no": msg("The engine's speculation is slower than plain decoding ({figures}): turn it off or change its drafter.",
+                      figures=figures)}[PAYS[verdict.kind]]
 
 
 def _notes(m: EngineMeasurement) -> list[str]:
-    return [f"Measured on a serving engine ({m.name} {m.speculative_type}), greedily and sequentially: each prompt "
-            "plain first, then with the engine's speculation.",
-            "c is measured from the engine's own step times (docs/DESIGN.md §5.17): it holds the drafting, the "
-            "verification of the drafts and the engine's per-step work, so it is already the effective c; no separate "
-            "hardware adjustment applies.",
-            "The engine drafts at its own configured length; the curve says what other lengths would give at the "
-            "measured alpha and c (set them at the engine's launch, python -m app deploy).",
-            "Theorem 3.8 takes each draft token as accepted independently with probability alpha; an n-gram "
-            "drafter's acceptances come in runs, so compare the prediction at the engine's length with the measured "
-            "speedup before trusting the curve."]
+    return [msg("Measured on a serving engine ({name} {spec}), greedily and sequentially: each prompt plain first, then with "
+                "the engine's speculation.", name=m.name, spec=m.speculative_type),
+            msg("c is measured from the engine's own step times (docs/DESIGN.md \u00a75.17): it holds the drafting, the "
+                "verification of the drafts and the engine's per-step work, so it is already the effective c; no separate "
+                "hardware adjustment applies."),
+            msg("The engine drafts at its own configured length; the curve says what other lengths would give at the measured "
+                "alpha and c (set them at the engine's launch, python -m app deploy)."),
+            msg("Theorem 3.8 takes each draft token as accepted independently with probability alpha; an n-gram drafter's "
+                "acceptances come in runs, so compare the prediction at the engine's length with the measured speedup before "
+                "trusting the curve.")]

@@ -15,6 +15,7 @@ import torch
 
 from ..core.errors import ArenaError
 from ..core.presets import Preset
+from ..core.words import msg
 from ..race.methods import METHODS, Method, get_method
 from ..race.prepare import RaceSetup
 from .measure import (AgreementAlpha, borrowed_tokenizers, exit_view, lookup_agreement, teacher_forced,
@@ -32,9 +33,9 @@ class DraftKind:
     the prediction uses alpha observed in a constant-gamma probe race instead (agreement is in the wrong tokens);
     notes: what the plan says about this kind's measurement."""
 
-    how: ClassVar[str] = "drafter top-1 on the target's greedy text (teacher forcing)"
-    c_what: ClassVar[str] = "drafter step / target step"
-    space: ClassVar[str] = "target tokens"
+    how: ClassVar[str] = msg("drafter top-1 on the target's greedy text (teacher forcing)")
+    c_what: ClassVar[str] = msg("drafter step / target step")
+    space: ClassVar[str] = msg("target tokens")
     counts_proposals: ClassVar[bool] = False
     observes_alpha: ClassVar[bool] = False
     notes: ClassVar[tuple[str, ...]] = ()
@@ -101,7 +102,7 @@ class DraftKind:
 
     def default_setting(self, preset: Preset) -> tuple[str, dict[str, Any], int | None]:
         """(label, knobs, fixed gamma or None) of the setting the best constant gamma is checked against."""
-        return "dynamic default (confidence 0.4, at most 20)", dict(DYNAMIC_DEFAULT), None
+        return msg("dynamic default (confidence 0.4, at most 20)"), dict(DYNAMIC_DEFAULT), None
 
 
 class ModelDrafts(DraftKind):
@@ -111,13 +112,13 @@ class ModelDrafts(DraftKind):
 class TranslatedDrafts(ModelDrafts):
     """A drafter with another tokenizer (uad): agreement in drafter tokens, c with the re-tokenization."""
 
-    how = ("drafter top-1 on the target's greedy text re-tokenized by the drafter; counted in drafter tokens, so not "
-           "the per-target-token acceptance the formula uses")
-    c_what = "drafter step / target step + re-tokenization per drafted token"
-    space = "drafter tokens"
+    how = (msg("drafter top-1 on the target's greedy text re-tokenized by the drafter; counted in drafter tokens, so not the "
+               "per-target-token acceptance the formula uses"))
+    c_what = msg("drafter step / target step + re-tokenization per drafted token")
+    space = msg("drafter tokens")
     observes_alpha = True
-    notes = ("Tokenizers differ, so alpha by agreement is counted in drafter tokens; the prediction uses alpha observed "
-             "in a constant-gamma run, and c includes the re-tokenization cost per drafted token.",)
+    notes = (msg("Tokenizers differ, so alpha by agreement is counted in drafter tokens; the prediction uses alpha observed "
+                 "in a constant-gamma run, and c includes the re-tokenization cost per drafted token."),)
 
     @staticmethod
     def fits(method: Method) -> bool:
@@ -142,14 +143,12 @@ class TranslatedDrafts(ModelDrafts):
 class EarlyExitDrafts(DraftKind):
     """The target drafting with its first layers (layerskip)."""
 
-    how = "top-1 of the first {exit} layers on the target's greedy text"
-
     @staticmethod
     def fits(method: Method) -> bool:
         return method.self_drafting
 
     def describe(self, preset):
-        return self.how.format(exit=preset.assistant_early_exit)
+        return msg("top-1 of the first {exit} layers on the target's greedy text", exit=preset.assistant_early_exit)
 
     def prompt_agreement(self, setup, ref):
         return (*teacher_forced(exit_view(setup.target.model, setup.preset.assistant_early_exit), setup, ref), None)
@@ -158,17 +157,17 @@ class EarlyExitDrafts(DraftKind):
         return ModelStepper(exit_view(setup.target.model, setup.preset.assistant_early_exit), setup.input_ids)
 
     def what(self, preset):
-        return f"first-{preset.assistant_early_exit}-layer step / full step"
+        return msg("first-{layers}-layer step / full step", layers=preset.assistant_early_exit)
 
 
 class LookupDrafts(DraftKind):
     """Drafts copied from the prompt (prompt lookup): an n-gram search per round, no model."""
 
-    how = "first n-gram lookup proposal at each position of the target's greedy text (no match = miss)"
-    c_what = "n-gram lookup / target step"
+    how = msg("first n-gram lookup proposal at each position of the target's greedy text (no match = miss)")
+    c_what = msg("n-gram lookup / target step")
     counts_proposals = True
-    notes = ("Prompt lookup copies runs from the prompt, so acceptance is bursty, not i.i.d. as Theorem 3.8 "
-             "assumes; with c close to 0 the formula favours long drafts.",)
+    notes = (msg("Prompt lookup copies runs from the prompt, so acceptance is bursty, not i.i.d. as Theorem 3.8 assumes; with "
+                 "c close to 0 the formula favours long drafts."),)
 
     @staticmethod
     def fits(method: Method) -> bool:
@@ -191,7 +190,7 @@ class LookupDrafts(DraftKind):
 
     def default_setting(self, preset):
         gamma = getattr(preset, self.method.length_knob)
-        return f"preset setting ({self.method.length_knob}={gamma})", {}, gamma
+        return msg("preset setting ({knob}={gamma})", knob=self.method.length_knob, gamma=gamma), {}, gamma
 
 
 #: The kinds, the first that fits a method measures it.
@@ -210,5 +209,5 @@ def draft_kind(method_id: str) -> DraftKind:
         if kind.fits(method):
             return kind(method)
     names = ", ".join(m.id for m in METHODS.values() if measurable(m))
-    raise ArenaError(f"The planner measures {names} presets; '{method_id}' drafts from the target's own hidden states, "
-                     "so use the calculator (--alpha A --c C) with alpha from a race.")
+    raise ArenaError(msg("The planner measures {names} presets; '{method_id}' drafts from the target's own hidden states, so "
+                         "use the calculator (--alpha A --c C) with alpha from a race.", names=names, method_id=method_id))

@@ -14,6 +14,7 @@ from ..core.errors import ArenaError
 from ..core.presets import Preset
 from ..core.requests import Limits
 from ..core.theory import per_token_alpha
+from ..core.words import msg
 from ..race.hooks import private_view
 from ..race.prepare import RaceSetup, generate_call, prepare
 
@@ -82,7 +83,7 @@ def borrowed_tokenizers(setup: RaceSetup) -> Iterator[tuple[Any, Any]]:
 def prepare_all(preset: Preset, prompts: Sequence[str], limits: Limits, progress: Progress | None = None) -> list[RaceSetup]:
     """One RaceSetup per prompt (models load once, from the cache), under the request's `limits`."""
     if not prompts:
-        raise ArenaError("No prompts to measure on: give --prompts FILE or use a preset with example prompts.")
+        raise ArenaError(msg("No prompts to measure on: give --prompts FILE or use a preset with example prompts."))
     return [prepare(preset, prompt, limits, progress=progress) for prompt in prompts]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.jsonfields import omitted_when_none
+from ..core.words import msg
 
 #: Bytes per weight at each dtype name. "int8"/"4bit" are bitsandbytes weight formats; their KV
 #: cache stays at the compute dtype (bf16), see :func:`kv_dtype`.
@@ -65,7 +66,8 @@ class ArchFacts:
 def weight_bytes_per_param(dtype: str) -> float:
     """Bytes per parameter at `dtype` (one of DTYPE_BYTES)."""
     if dtype not in DTYPE_BYTES:
-        raise ArenaError(f"Unknown dtype '{dtype}' for the memory maths; use one of {', '.join(DTYPE_BYTES)}.")
+        raise ArenaError(msg("Unknown dtype '{dtype}' for the memory maths; use one of {DTYPE_BYTES}.", dtype=dtype,
+                             DTYPE_BYTES=', '.join(DTYPE_BYTES)))
     return DTYPE_BYTES[dtype]
 
 
@@ -83,7 +85,8 @@ def count_params(config: Any) -> int:
         with torch.device("meta"):
             model = AutoModelForCausalLM.from_config(config)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ArenaError(f"Cannot build a {type(config).__name__} to count its parameters: {exc}") from None
+        raise ArenaError(msg("Cannot build a {type} to count its parameters: {exc}", type=type(config).__name__,
+                             exc=exc)) from None
     return sum(p.numel() for p in model.parameters())
 
 
@@ -156,8 +159,9 @@ def load_config(spec: str, allow_local: bool = False) -> tuple[Any, int | None, 
             return LlamaConfig(**REFERENCE_CONFIGS[spec]), None, "built-in copy of the published config.json"
         return AutoConfig.from_pretrained(spec, local_files_only=not hub_reachable()), None, "hub config.json"
     except (OSError, ValueError) as exc:
-        raise ArenaError(f"Cannot read the config of '{spec}' ({type(exc).__name__}): the hub is unreachable "
-                         f"here; known offline configs: {', '.join(REFERENCE_CONFIGS)}.") from None
+        raise ArenaError(msg("Cannot read the config of '{spec}' ({type}): the hub is unreachable here; known offline "
+                             "configs: {REFERENCE_CONFIGS}.", spec=spec, type=type(exc).__name__,
+                             REFERENCE_CONFIGS=', '.join(REFERENCE_CONFIGS))) from None
 
 
 def facts_for(spec: str, allow_local: bool = False) -> tuple[ArchFacts, str]:
@@ -251,9 +255,10 @@ def pair_memory(target: ArchFacts, drafter: ArchFacts | None, dtype: str = DEFAU
     (docs/DESIGN.md §5.11), with the drafter's share of weights and cache. drafter None: the method drafts without
     a second model (prompt lookup, early exit), so it adds no weights and no cache."""
     if context < 1:
-        raise ArenaError(f"The context length must be at least 1 token; got {context}.")
+        raise ArenaError(msg("The context length must be at least 1 token; got {context}.", context=context))
     if not gpu_memory_gb > 0:
-        raise ArenaError(f"The GPU memory size must be a positive number of GB; got {gpu_memory_gb}.")
+        raise ArenaError(msg("The GPU memory size must be a positive number of GB; got {gpu_memory_gb}.",
+                             gpu_memory_gb=gpu_memory_gb))
     t = model_memory(target, dtype, context)
     d = model_memory(drafter, dtype, context) if drafter is not None else None
     weights = t.weight_bytes + (d.weight_bytes if d else 0)

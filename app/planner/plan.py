@@ -25,6 +25,7 @@ from .kinds import DraftKind, draft_kind
 from .measure import (AgreementAlpha, LookupAgreement, Progress, borrowed_tokenizers, lookup_alpha, prepare_all,
                       reference_tokens)
 from ..core.machine import peak_memory_bytes
+from ..core.words import join, msg
 from .memory import (DEFAULT_CONTEXT_TOKENS, DEFAULT_DTYPE, DEFAULT_GPU_MEMORY_GB, MeasuredMemory, PairMemory,
                      memory_or_reason)
 from .timing import VERIFY_K, StepRatio, VerifySlope, timed_verify_slope
@@ -85,7 +86,8 @@ def plan_from_numbers(alpha: float, c: float, options: PlanOptions = PlanOptions
     plan = Plan(mode="calculator", alpha=round(alpha, 4), c=round(c, 5), best_gamma=g, predicted_speedup=round(s, 4),
                 speedup_by_gamma={str(p.gamma): p.speedup for p in curve}, curve=curve, verdict=theory,
                 table=GammaTable.of(table_around(alpha, c)),
-                cost=cost_summary({"predicted": s, "given": speedup_for_cost}, options.gpus, options.hours_per_month),
+                cost=cost_summary({msg("predicted"): s, msg("given"): speedup_for_cost}, options.gpus,
+                                  options.hours_per_month),
                 final=final_verdict(theory))
     plan.advice = advice(plan)
     return plan
@@ -123,24 +125,24 @@ def _recommend(runs: list[CheckRun], default: CheckRun) -> tuple[str, str]:
     (nothing to tune). A setting whose races were not a measurement is named as such and never recommended."""
     good = [r for r in runs if r.measured]
     if not good:
-        return f"No setting's races were a measurement: {runs[0].verdict.reason}.", "unmeasured"
+        return msg("No setting's races were a measurement: {reason}.", reason=runs[0].verdict.reason), "unmeasured"
     text, said = _best_of(good, default)
-    return text + "".join(f" The {r.label} races were not a measurement: {r.verdict.reason}."
-                          for r in runs if not r.measured), said
+    return join((text, *(msg("The {label} races were not a measurement: {reason}.", label=r.label, reason=r.verdict.reason)
+                         for r in runs if not r.measured))), said
 
 
 def _best_of(good: list[CheckRun], default: CheckRun) -> tuple[str, str]:
     """_recommend among the settings whose races were a measurement."""
-    listed = ", ".join(f"{r.label} {r.measured_speedup:.2f}x" for r in good)
+    listed = join((join((r.label, f"{r.measured_speedup:.2f}x")) for r in good), ", ")
     best = sorted(good, key=lambda r: -r.measured_speedup)[0]
     said = PAYS[best.verdict.kind] if best.verdict is not None else pays(best.measured_speedup)
     if said == "no":
-        return f"Use neither: plain generate() was faster ({listed}).", "no"
+        return msg("Use neither: plain generate() was faster ({listed}).", listed=listed), "no"
     if said == "level":
-        return f"Level with plain generate() ({listed}): drafting does not pay here.", "level"
+        return msg("Level with plain generate() ({listed}): drafting does not pay here.", listed=listed), "level"
     if best is not default and default.measured and default.measured_speedup >= 0.95 * best.measured_speedup:
-        return f"About the same ({listed}): keep the {default.label}, nothing to tune.", "yes"
-    return f"Use the {best.label} ({listed}).", "yes"
+        return msg("About the same ({listed}): keep the {label}, nothing to tune.", listed=listed, label=default.label), "yes"
+    return msg("Use the {label} ({listed}).", label=best.label, listed=listed), "yes"
 
 
 def pays(speedup: float) -> str:
@@ -157,7 +159,7 @@ def final_verdict(theory: TheoryVerdict, measured: tuple[str, str] | None = None
     if measured and measured[0] != "unmeasured":
         return FinalVerdict(measured[0], "measured", measured[1], theory.text)
     said = "close" if theory.close else "yes" if theory.alpha_exceeds_c and theory.worth_it else "no"
-    text = theory.text if not measured else f"{theory.text} {measured[1]}"
+    text = theory.text if not measured else join((theory.text, measured[1]))
     return FinalVerdict(said, "predicted", text, theory.text)
 
 
@@ -174,13 +176,14 @@ def _check(preset: Any, prompts: Sequence[str], kind: DraftKind, plan: Plan, m: 
         run.label, run.gamma, run.predicted_speedup = label, g, round(predicted_speedup(a, plan.c, g), 4)
         return run
 
-    constant = constant_run(plan.best_gamma, f"constant gamma {plan.best_gamma}")
+    constant = constant_run(plan.best_gamma, msg("constant gamma {gamma}", gamma=plan.best_gamma))
     label, knobs, og = kind.default_setting(preset)
     other = race_prompts(preset, prompts, knobs, c_eff, limits, progress)
     other.label, other.gamma = label, og
     other.predicted_speedup = round(predicted_speedup(a, plan.c, og), 4) if og else None
     g_adj = plan.hardware_adjusted.best_gamma
-    adjusted = None if g_adj in (plan.best_gamma, og) else constant_run(g_adj, f"constant gamma {g_adj} (hardware-adjusted)")
+    adjusted = None if g_adj in (plan.best_gamma, og) else constant_run(g_adj, msg("constant gamma {gamma} (hardware-adjusted)",
+                                                                                   gamma=g_adj))
     runs = [r for r in (constant, other, adjusted) if r is not None]
     for run in runs:
         run.predicted_adjusted = round(predicted_speedup(a, c_eff, run.gamma), 4) if run.gamma else None
@@ -199,18 +202,19 @@ def _measure(preset: Any, prompts: list[str], kind: DraftKind, options: PlanOpti
     """Everything measured before predicting: setups, alpha by agreement, lookup alpha, c, verify slope, UAD probe."""
     setups = prepare_all(preset, prompts, options.limits, progress)
     if progress:
-        progress("Generating the target's greedy text and measuring alpha and c")
+        progress(msg("Generating the target's greedy text and measuring alpha and c"))
     refs = [reference_tokens(s) for s in setups]
     m = Measured(setups, kind.agreement_alpha(setups, refs), lookup_alpha(setups, refs),
                  kind.measure_c(setups[0], refs[0], options.repeats, options.steps),
                  timed_verify_slope(setups[0], refs[0], repeats=options.repeats))
-    m.alpha, m.alpha_source = m.agreement.value, "greedy agreement (the drafter-choice article's method)"
+    m.alpha, m.alpha_source = m.agreement.value, msg("greedy agreement (the drafter-choice article's method)")
     if kind.observes_alpha and options.check:
         g0 = preset.num_assistant_tokens or 5
         m.probe = race_prompts(preset, prompts, kind.constant_knobs(g0), m.c_effective, options.limits, progress)
-        m.alpha, m.alpha_source = m.probe.observed.value, f"observed in constant gamma {g0} runs (tokenizers differ)"
+        m.alpha, m.alpha_source = m.probe.observed.value, msg("observed in constant gamma {gamma} runs (tokenizers differ)",
+                                                              gamma=g0)
     if m.alpha is None:
-        raise ArenaError("The target generated no tokens to measure alpha on: use longer outputs or other prompts.")
+        raise ArenaError(msg("The target generated no tokens to measure alpha on: use longer outputs or other prompts."))
     return m
 
 
@@ -232,14 +236,14 @@ def _checked_report(plan: Plan, check: Check, options: PlanOptions) -> None:
     plan.check = check
     plan.measurement.alpha_observed = check.constant.observed
     plan.measured_points = [MeasuredPoint(run.gamma or round(run.observed.mean_drafted, 2),
-                                          round(run.measured_speedup, 4), f"measured, {run.label}")
+                                          round(run.measured_speedup, 4), msg("measured, {detail}", detail=run.label))
                             for run in check.runs if run.measured]  # no measurement, no point
-    plan.cost = cost_summary({"predicted": plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
+    plan.cost = cost_summary({msg("predicted"): plan.predicted_speedup, **{p.label: p.speedup for p in plan.measured_points}},
                              options.gpus, options.hours_per_month)
 
 
 def _memory_and_advice(plan: Plan, preset: Any, m: Measured, options: PlanOptions, sampling: tuple) -> None:
-    note = "" if preset.assistant else "no second model: drafts come from the target itself (or the prompt)"
+    note = ("" if preset.assistant else msg("no second model: drafts come from the target itself (or the prompt)"))
     plan.memory = memory_or_reason(preset.target, preset.assistant, options.dtype, options.context_tokens,
                                    options.gpu_memory_gb, note, options.limits.allow_local)
     if isinstance(plan.memory, PairMemory) and m.setups:
@@ -282,16 +286,16 @@ def projection_note(device: str | None) -> str | None:
     speedup measured on a CPU says nothing sure about one."""
     if device is None or str(device).startswith("cuda"):
         return None
-    return (f"a projection: measured on {device}, priced as if these GPUs gave the same speedups; measure on the GPU "
-            "you will pay for")
+    return (msg("a projection: measured on {device}, priced as if these GPUs gave the same speedups; measure on the GPU you "
+                "will pay for", device=device))
 
 
 def _notes(kind: DraftKind, device: str) -> list[str]:
-    notes = ["Measured greedily (temperature 0), as the drafter-choice article's code does; re-check at the serving "
-             "temperature.", *kind.notes]
+    notes = [msg("Measured greedily (temperature 0), as the drafter-choice article's code does; re-check at the serving "
+                 "temperature."), *kind.notes]
     if not str(device).startswith("cuda"):
-        notes.append("On a CPU, verifying gamma+1 tokens costs more than one decode step (compute-bound), which "
-                     "Theorem 3.8 ignores: predictions run high here (see hardware_adjusted).")
-    notes.append("c is the model step ratio; transformers' fixed per-round work (the drafter's own generate() call, "
-                 "candidate bookkeeping) is not in it and shows up only in the measured speedups.")
+        notes.append(msg("On a CPU, verifying gamma+1 tokens costs more than one decode step (compute-bound), which Theorem "
+                         "3.8 ignores: predictions run high here (see hardware_adjusted)."))
+    notes.append(msg("c is the model step ratio; transformers' fixed per-round work (the drafter's own generate() call, "
+                     "candidate bookkeeping) is not in it and shows up only in the measured speedups."))
     return notes

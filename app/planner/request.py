@@ -20,6 +20,7 @@ from ..core.requests import (Limits, apply_overrides, build_preset, check_model_
                              split_prompts, within_limits)
 from ..core.sources import refuse_local_path
 from ..core.theory import MAX_C
+from ..core.words import msg
 from ..engine.request import EngineRequest, build_engine_request
 from ..engine.target import EngineTarget
 from ..race.methods import get_method
@@ -50,16 +51,18 @@ def parse_prices(prices: Any) -> tuple[GpuPrice, ...]:
     """GPU prices: text with one 'NAME=DOLLARS_PER_HOUR' a line (or ';'-separated), or a list of such items; none:
     the article's defaults. At most MAX_GPUS prices, each at most MAX_PRICE with a name of at most MAX_GPU_NAME."""
     if prices is not None and not isinstance(prices, (str, list, tuple)):
-        raise ArenaError(f"GPU prices must be text, one NAME=DOLLARS_PER_HOUR a line; got {shown(prices)}.")
+        raise ArenaError(msg("GPU prices must be text, one NAME=DOLLARS_PER_HOUR a line; got {shown}.", shown=shown(prices)))
     items = list(prices) if isinstance(prices, (list, tuple)) else \
         [x.strip() for x in re.split(r"[\n;]", prices or "") if x.strip()]
     if len(items) > MAX_GPUS:
-        raise ArenaError(f"{len(items)} GPU prices: give at most {MAX_GPUS}.")
+        raise ArenaError(msg("{items} GPU prices: give at most {MAX_GPUS}.", items=len(items), MAX_GPUS=MAX_GPUS))
     out = tuple(parse_gpu_price(x) for x in items)
     for gpu in out:
         if gpu.dollars_per_hour > MAX_PRICE or len(gpu.name) > MAX_GPU_NAME:
-            raise ArenaError(f"A GPU price must be at most ${MAX_PRICE:,}/h with a name of at most {MAX_GPU_NAME} "
-                             f"characters; got {shown(gpu.name)}={gpu.dollars_per_hour:g}.")
+            raise ArenaError(msg("A GPU price must be at most ${MAX_PRICE}/h with a name of at most {MAX_GPU_NAME} "
+                                 "characters; got {shown}={dollars_per_hour}.", MAX_PRICE=f"{MAX_PRICE:,}",
+                                 MAX_GPU_NAME=MAX_GPU_NAME, shown=shown(gpu.name),
+                                 dollars_per_hour=f"{gpu.dollars_per_hour:g}"))
     return out or DEFAULT_GPUS
 
 
@@ -85,8 +88,9 @@ def calculator_numbers(alpha: Any, c: Any, origin: Origin = FORM, needed: bool =
     if not all(given):
         names = ("--alpha", "--c") if origin.kind == "flag" else ("alpha (acceptance rate, 0-1)", "c (draft step / "
                                                                    "target step)")
-        raise ArenaError(f"Give both {names[0]} and {names[1]} for the calculator"
-                         f"{'' if needed else ' (or neither, to measure them)'}.")
+        raise ArenaError((msg("Give both {names} and {names_2} for the calculator.", names=names[0], names_2=names[1])
+                          if needed else msg("Give both {names} and {names_2} for the calculator (or neither, to measure "
+                                             "them).", names=names[0], names_2=names[1])))
     return PLAN_NUMBERS["alpha"].check(alpha, origin), PLAN_NUMBERS["c"].check(c, origin)
 
 
@@ -97,11 +101,11 @@ def plan_prompts(prompts: Any, preset: Preset | None, limits: Limits, origin: Or
     out = list(prompts) if isinstance(prompts, (list, tuple)) else split_prompts(prompts)
     out = out or (list(preset.example_prompts) if preset is not None else [])
     if not out:
-        raise ArenaError("Give at least one prompt (one per line): this preset has no example prompts." if preset
-                         else "Give at least one prompt (one per line) to race on the engine.")
+        raise ArenaError((msg("Give at least one prompt (one per line): this preset has no example prompts.")
+                          if preset else msg("Give at least one prompt (one per line) to race on the engine.")))
     if limits.plan_prompts is not None and len(out) > limits.plan_prompts:
-        raise ArenaError(f"{len(out)} prompts: the planner measures at most {limits.plan_prompts} (each is run "
-                         "several times).")
+        raise ArenaError(msg("{out} prompts: the planner measures at most {plan_prompts} (each is run several times).",
+                             out=len(out), plan_prompts=limits.plan_prompts))
     return out
 
 
@@ -120,12 +124,12 @@ def plan_preset(preset_id: Any, changes: dict[str, Any], limits: Limits, origin:
     changes = dict(changes)
     target, assistant = changes.get("target"), changes.get("assistant")
     if blank(target):
-        raise ArenaError("Say what to plan: --preset ID, --target SPEC --assistant SPEC, or --alpha A --c C.")
+        raise ArenaError(msg("Say what to plan: --preset ID, --target SPEC --assistant SPEC, or --alpha A --c C."))
     method = changes.get("method")
     if method is None:
         if blank(assistant):
-            raise ArenaError("--target alone needs --assistant SPEC, or --method prompt-lookup, or "
-                             "--method layerskip --assistant-early-exit N.")
+            raise ArenaError(msg("--target alone needs --assistant SPEC, or --method prompt-lookup, or --method layerskip "
+                                 "--assistant-early-exit N."))
         method = guess_method(target, assistant, limits, origin)
     changes["method"] = method
     length = get_method(method).length_knob

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from ..race.costs import sync, verification_samples
 from ..race.prepare import RaceSetup
 from .measure import borrowed_tokenizers
@@ -113,7 +114,8 @@ def step_ratio(draft: Any, target: Any, repeats: int = 5, steps: int = 8, device
                warmup_steps: int = 2) -> StepRatio:
     """c = draft step / target step: median over `repeats` repetitions, with min..max spread (times in ms)."""
     if repeats < 1 or steps < 1:
-        raise ArenaError(f"Need at least one repetition and one step to measure c; got {repeats} x {steps}.")
+        raise ArenaError(msg("Need at least one repetition and one step to measure c; got {repeats} x {steps}.",
+                             repeats=repeats, steps=steps))
     for s in (draft, target):
         time_steps(s, warmup_steps, device)
     ratios, d_ms, t_ms = [], [], []

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE
 from ..core.requests import RaceRequest, race_tokens
+from ..core.words import msg
 from ..race.methods import get_method
 from .kinds import measurable
 from .plan import PlanOptions, plan_for_preset, plan_work_tokens
@@ -42,8 +43,9 @@ def tune(request: RaceRequest, progress: Callable[[str], None] | None = None) ->
     options = PlanOptions(max_new_tokens=preset.max_new_tokens, repeats=3, steps=4, check=False, limits=request.limits)
     method = get_method(preset.method)
     if not measurable(method):
-        raise ArenaError(f"Tune measures drafter, ensemble, uad, layerskip and prompt-lookup presets; the {preset.method} "
-                         "method drafts from the target's own hidden states and has no draft length to tune.")
+        raise ArenaError(msg("Tune measures drafter, ensemble, uad, layerskip and prompt-lookup presets; the {method} method "
+                             "drafts from the target's own hidden states and has no draft length to tune.",
+                             method=preset.method))
     request.limits.check_work(plan_work_tokens(preset, 1, options) + race_tokens(preset.max_new_tokens, True),
                               "Tune and its measured race", "ask for fewer new tokens")
     plan = plan_for_preset(preset, [request.prompt], options, progress)

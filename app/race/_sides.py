@@ -17,6 +17,7 @@ import torch
 
 from ..core.errors import ArenaError
 from ..core.requests import WARMUP_TOKENS
+from ..core.words import msg
 from .costs import MACHINE_THREADS, side_threads, use_threads
 from .drafting import calibrate, policy_factory
 from .kept import KeptRun
@@ -39,9 +40,9 @@ def describe_error(exc: BaseException, setup: RaceSetup | None = None) -> tuple[
     if isinstance(exc, ArenaError):
         return str(exc), True
     if isinstance(exc, torch.cuda.OutOfMemoryError):
-        return "Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization.", False
+        return msg("Out of GPU memory during generation: use fewer new tokens, a smaller model or 4-bit quantization."), False
     first = (str(exc).strip().splitlines() or [""])[0][:300]
-    return f"Generation failed ({type(exc).__name__}): {first}", False
+    return msg("Generation failed ({type}): {first}", type=type(exc).__name__, first=first), False
 
 
 #: The process's CPU seconds (all threads; time.process_time, which resource.getrusage also gives): what a side's share

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from ..core.errors import ArenaError
 from ..core.loader import MODEL_CACHE, Progress
 from ..core.requests import RaceRequest
+from ..core.words import msg
 from ._sides import Reader, Workers
 from .costs import MACHINE_THREADS
 from .divergence import explain
@@ -162,7 +163,7 @@ class RaceRun:
             except queue.Empty:
                 if timeout is not None and time.monotonic() - last > timeout:
                     self.stop()
-                    raise ArenaError(f"No progress for {timeout:.0f} s: the race was stopped.")
+                    raise ArenaError(msg("No progress for {timeout} s: the race was stopped.", timeout=f"{timeout:.0f}"))
                 if not self.running() and self._events.empty():
                     for side, rec in records.items():  # cannot happen: workers always send Done
                         if not rec.done:

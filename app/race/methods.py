@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from ..core.errors import ArenaError
 from ..core.knobs import COST_AWARE, DRAFTER_CONFIG_KNOBS
 from ..core.presets import Preset
+from ..core.words import msg
 
 
 @dataclass
@@ -73,18 +74,20 @@ class Method:
     def check_preset(self, preset: Preset) -> None:
         """Checks that need no model: assistant presence, knobs that belong to the method."""
         if self.needs_assistant and not preset.assistant:
-            raise ArenaError(f"The {self.id} method needs an assistant model: set assistant (or --assistant).")
+            raise ArenaError(msg("The {id} method needs an assistant model: set assistant (or --assistant).", id=self.id))
         if not self.needs_assistant and preset.assistant:
-            raise ArenaError(f"The {self.id} method drafts without a separate model, but an assistant "
-                             f"({preset.assistant}) was given: remove it, or use the drafter method.")
+            raise ArenaError(msg("The {id} method drafts without a separate model, but an assistant ({assistant}) was given: "
+                                 "remove it, or use the drafter method.", id=self.id, assistant=preset.assistant))
         for knob, value in preset.knobs().items():
             if knob not in self.knobs:
                 users = [m.id for m in METHODS.values() if knob in m.knobs]
-                raise ArenaError(f"{knob}={value} does not apply to the {self.id} method; it belongs to "
-                                 f"{', '.join(users) or 'no method'}. Remove it or switch method.")
+                raise ArenaError(msg("{knob}={value} does not apply to the {id} method; it belongs to {users}. Remove it or "
+                                     "switch method.", knob=knob, value=value, id=self.id,
+                                     users=', '.join(users) or 'no method'))
         for knob in self.required_knobs:
             if getattr(preset, knob) is None:
-                raise ArenaError(f"The {self.id} method needs {knob}: set it in the preset or with --{knob.replace('_', '-')}.")
+                raise ArenaError(msg("The {id} method needs {knob}: set it in the preset or with --{replace}.", id=self.id,
+                                     knob=knob, replace=knob.replace('_', '-')))
 
     def check_models(self, preset: Preset, target: Any, assistant: Any, target_tok: Any, assistant_tok: Any) -> None:
         """Checks that need the loaded models (configs and tokenizers)."""
@@ -122,10 +125,10 @@ class SameVocabularyDrafter(Method):
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if not _same_vocabulary(target_tok, assistant_tok, target, assistant):
-            raise ArenaError(f"The assistant {preset.assistant} uses a different vocabulary than the target "
-                             f"{preset.target} ({_text_config(assistant).vocab_size} vs "
-                             f"{_text_config(target).vocab_size} tokens): use the uad method (universal assisted "
-                             "decoding), which translates between tokenizers.")
+            raise ArenaError(msg("The assistant {assistant} uses a different vocabulary than the target {target} "
+                                 "({vocab_size} vs {vocab_size_2} tokens): use the uad method (universal assisted decoding), "
+                                 "which translates between tokenizers.", assistant=preset.assistant, target=preset.target,
+                                 vocab_size=_text_config(assistant).vocab_size, vocab_size_2=_text_config(target).vocab_size))
 
 
 class Drafter(SameVocabularyDrafter):
@@ -159,8 +162,9 @@ class PromptLookup(Method):
         super().check_preset(preset)
         schedule = preset.num_assistant_tokens_schedule
         if schedule not in (None, "constant", COST_AWARE):
-            raise ArenaError(f"transformers' prompt lookup drafts a fixed length, so num_assistant_tokens_schedule="
-                             f"{schedule} does not apply: use constant (transformers) or {COST_AWARE} (this app).")
+            raise ArenaError(msg("transformers' prompt lookup drafts a fixed length, so "
+                                 "num_assistant_tokens_schedule={schedule} does not apply: use constant (transformers) or "
+                                 "{COST_AWARE} (this app).", schedule=schedule, COST_AWARE=COST_AWARE))
 
     def max_draft(self, preset):
         return preset.prompt_lookup_num_tokens
@@ -177,8 +181,9 @@ class LayerSkip(Method):
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         layers = _text_config(target).num_hidden_layers
         if preset.assistant_early_exit >= layers:
-            raise ArenaError(f"assistant_early_exit={preset.assistant_early_exit} must be below the target's layer "
-                             f"count ({layers}): pick an exit layer between 1 and {layers - 1}.")
+            raise ArenaError(msg("assistant_early_exit={assistant_early_exit} must be below the target's layer count "
+                                 "({layers}): pick an exit layer between 1 and {layers_2}.",
+                                 assistant_early_exit=preset.assistant_early_exit, layers=layers, layers_2=layers - 1))
 
     def generate_args(self, preset):
         args = super().generate_args(preset)
@@ -198,15 +203,16 @@ class GlmMtp(Method):
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         layers = getattr(_text_config(target), "num_mtp_layers", None) or 0
         if type(target).__name__.startswith("Glm") is False or layers < 1:
-            raise ArenaError(f"{preset.target} has no multi-token-prediction layers (num_mtp_layers={layers}, "
-                             f"class {type(target).__name__}): use_mtp needs a checkpoint that ships them, such as "
-                             "zai-org/GLM-4.5-Air; for other models use drafter or prompt-lookup.")
+            raise ArenaError(msg("{target} has no multi-token-prediction layers (num_mtp_layers={layers}, class {type}): "
+                                 "use_mtp needs a checkpoint that ships them, such as zai-org/GLM-4.5-Air; for other models "
+                                 "use drafter or prompt-lookup.", target=preset.target, layers=layers,
+                                 type=type(target).__name__))
 
     def explain(self, exc):
         text = str(exc)
         if "MtpModel weights are missing" in text or "non-empty list of Tensors" in text:
-            return ("This checkpoint declares MTP layers but does not ship their weights, so use_mtp cannot draft: "
-                    "use a checkpoint with MTP weights (zai-org/GLM-4.5-Air) or another method.")
+            return (msg("This checkpoint declares MTP layers but does not ship their weights, so use_mtp cannot draft: use a "
+                        "checkpoint with MTP weights (zai-org/GLM-4.5-Air) or another method."))
         return None
 
     def generate_args(self, preset):
@@ -226,12 +232,12 @@ class GemmaDrafter(Method):
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if not type(assistant).__name__.startswith(("Gemma4Assistant", "Gemma4UnifiedAssistant")):
-            raise ArenaError(f"{preset.assistant} is a {type(assistant).__name__}, not a Gemma 4 assistant "
-                             "checkpoint (e.g. google/gemma-4-E4B-it-assistant); for an ordinary small model use the "
-                             "drafter method.")
+            raise ArenaError(msg("{assistant} is a {type}, not a Gemma 4 assistant checkpoint (e.g. "
+                                 "google/gemma-4-E4B-it-assistant); for an ordinary small model use the drafter method.",
+                                 assistant=preset.assistant, type=type(assistant).__name__))
         if not type(target).__name__.startswith(("Gemma4", "Gemma3n")):
-            raise ArenaError(f"A Gemma 4 assistant needs a Gemma 4 (or Gemma 3n) target that shares its KV states; "
-                             f"{preset.target} is a {type(target).__name__}.")
+            raise ArenaError(msg("A Gemma 4 assistant needs a Gemma 4 (or Gemma 3n) target that shares its KV states; "
+                                 "{target} is a {type}.", target=preset.target, type=type(target).__name__))
 
 
 class UniversalAssisted(Method):
@@ -245,8 +251,9 @@ class UniversalAssisted(Method):
 
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if _text_config(target).vocab_size == _text_config(assistant).vocab_size:
-            raise ArenaError(f"{preset.target} and {preset.assistant} have the same vocabulary size: they share a "
-                             "tokenizer, so use the drafter method (uad is for drafters with a different tokenizer).")
+            raise ArenaError(msg("{target} and {assistant} have the same vocabulary size: they share a tokenizer, so use the "
+                                 "drafter method (uad is for drafters with a different tokenizer).", target=preset.target,
+                                 assistant=preset.assistant))
 
     def generate_args(self, preset):
         args = super().generate_args(preset)
@@ -264,4 +271,5 @@ def get_method(method_id: str) -> Method:
     try:
         return METHODS[method_id]
     except KeyError:
-        raise ArenaError(f"Unknown method '{method_id}'; known methods: {', '.join(METHODS)}.") from None
+        raise ArenaError(msg("Unknown method '{method_id}'; known methods: {METHODS}.", method_id=method_id,
+                             METHODS=', '.join(METHODS))) from None

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.errors import ArenaError
 from ..core.jsonfields import JsonReader
+from ..core.words import join, msg
 from .protocol import Mode, Round, Status, Token
 from .stats import (acceptance_by_position, acceptance_rate, first_divergence, mean_accepted_length, speedup,
                     tokens_per_second)
@@ -147,13 +148,13 @@ class RaceResult:
     def divergence_reason(self, lossless: bool = True) -> tuple[str, bool]:
         """Why the outputs diverged, and whether that is expected (the app's and the replay page's badge)."""
         if self.stopped:
-            return "stopped early: the runs ended at different lengths", True
+            return msg("stopped early: the runs ended at different lengths"), True
         if self.do_sample:
-            return "expected with sampling: each run draws its own random tokens", True
+            return msg("expected with sampling: each run draws its own random tokens"), True
         if not lossless:
-            return f"expected: {self.method} is lossy by design", True
-        return ("unexpected for greedy lossless decoding (verifying several tokens per pass can flip near-tie "
-                "logits)"), False
+            return msg("expected: {method} is lossy by design", method=self.method), True
+        return msg("unexpected for greedy lossless decoding (verifying several tokens per pass can flip near-tie "
+                   "logits)"), False
 
     @property
     def failure(self) -> str | None:
@@ -163,7 +164,8 @@ class RaceResult:
         by_message: dict[str, list[str]] = {}
         for side, message in self.errors.items():
             by_message.setdefault(message, []).append(side)
-        return "; ".join(f"{' and '.join(sides)} failed: {message}" for message, sides in by_message.items())
+        return join((msg("{sides} failed: {message}", sides=" and ".join(sides), message=message)
+                     for message, sides in by_message.items()), "; ")
 
     def raise_if_failed(self) -> "RaceResult":
         """This result, or ArenaError(:attr:`failure`): an error anywhere makes the whole result an error, never a
@@ -287,13 +289,17 @@ class _Reader(JsonReader):
 
     def settled(self, data: Any, result: RaceResult) -> RaceResult:
         """`result` with the verdict its file saved (and the conditions in it), when it saved one: a replay shows the
-        verdict the race showed. A file without one gets it computed from its figures."""
+        verdict the race showed. A file without one gets it computed from its figures. Its words become messages again
+        where this code writes them the same (app/race/why.py ``reworded``)."""
         from .verdict import Verdict
+
+        from .why import reworded
 
         saved = Verdict.from_dict(data.get("verdict")) if isinstance(data, dict) else None
         if saved is not None:
             result.conditions = saved.conditions
             result.settle(saved)
+        reworded(result)
         return result
 
     def why(self, data: Any) -> Any:

@@ -22,6 +22,7 @@ from ..core.errors import StoppedError
 from ..core.loader import MODEL_CACHE, ModelCache, Progress
 from ..core.presets import Preset
 from ..core.requests import Limits
+from ..core.words import msg
 from .sampling_check_result import (SAMPLES, TOKENS, TOP_K, CheckResult, CheckSettings,  # noqa: F401 - re-exported
                                   check_work_tokens)
 from .drafting import calibrate, policy_factory
@@ -101,7 +102,8 @@ class Sampler:
 
     def _check_stop(self, side: str, done: int) -> None:
         if self.stop is not None and self.stop.is_set():
-            raise StoppedError(f"Stopped after {done} of {self.settings.samples} {side} samples: no verdict.")
+            raise StoppedError(msg("Stopped after {done} of {samples} {side} samples: no verdict.", done=done,
+                                   samples=self.settings.samples, side=side))
 
     def prompt_cache(self, model: Any) -> Any:
         """The target's KV cache of the prompt without its last token, read once for every plain batch (None for
@@ -134,7 +136,7 @@ class Sampler:
             ids = model.generate(**self._batch(kwargs, size, prefix))
             self._check_stop("plain", len(out))
             out += [categories(row[self.prompt_len:].tolist(), self.settings.tokens, self.eos) for row in ids]
-            self.progress(f"plain samples {len(out)}/{self.settings.samples}")
+            self.progress(msg("plain samples {out}/{samples}", out=len(out), samples=self.settings.samples))
         return out
 
     def assisted(self, seeds: Sequence[int]) -> list[tuple[int, ...]]:
@@ -152,7 +154,7 @@ class Sampler:
                 self._check_stop("assisted", len(out))
                 out.append(categories(ids[0, self.prompt_len:].tolist(), self.settings.tokens, self.eos))
                 if len(out) % 10 == 0 or len(out) == len(seeds):
-                    self.progress(f"assisted samples {len(out)}/{self.settings.samples}")
+                    self.progress(msg("assisted samples {out}/{samples}", out=len(out), samples=self.settings.samples))
         return out
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.knobs import Knob
+from ..core.words import msg
 from .sampling_stats import ALPHA, Comparison
 
 SAME, DIFFERENT = "same", "different"
@@ -39,7 +40,8 @@ class CheckSettings:
 
 def verdict_words(verdict: str, samples: int) -> str:
     """The verdict in words."""
-    return f"no difference found at {samples} samples" if verdict == SAME else "different: this method is lossy"
+    return (msg("no difference found at {samples} samples", samples=samples)
+            if verdict == SAME else msg("different: this method is lossy"))
 
 
 def _token_text(tokenizer: Any, category: Any) -> str:
@@ -109,8 +111,8 @@ class CheckResult:
         that drafting does not pay here), so the check compared plain sampling with plain sampling."""
         if self.drafted:
             return None
-        return ("nothing was drafted, so this compared plain sampling with itself: use a prompt or settings where "
-                "the method drafts (num_assistant_tokens_schedule constant, for instance)")
+        return (msg("nothing was drafted, so this compared plain sampling with itself: use a prompt or settings where the "
+                    "method drafts (num_assistant_tokens_schedule constant, for instance)"))
 
     @property
     def acceptance_rate(self) -> float | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .stats import EVEN_BAND
+from ..core.words import msg
 
 #: Plain tokens timed to check a kept run (after the assisted side) and to probe an engine's plain side.
 PROBE_TOKENS = 12
@@ -106,16 +107,17 @@ def conditions_differ(conditions: Conditions | None) -> str | None:
     compared (a probe that failed), or None."""
     if conditions is not None and conditions.judged and conditions.failure:
         message = conditions.failure
-        return f"the check of the conditions after the race failed ({message}); race again"
+        return msg("the check of the conditions after the race failed ({message}); race again", message=message)
     if conditions is None or not conditions.judged or conditions.gap is None or conditions.gap <= MEASURE_LIMIT:
         return None
     c, apart, limit = conditions, f"{conditions.gap:.0%}", f"\u00b1{MEASURE_LIMIT:.0%}"
     if c.what == CPU_SHARE:
-        return (f"the machine was not the same for both sides: plain got {c.baseline:.0%} of the CPU it asked for, "
-                f"assisted {c.assisted:.0%} ({apart} apart, the limit is {limit}); race again")
-    return (f"the engine's machine changed between the sides: plain decoded a token in {c.baseline:.1f} ms during the "
-            f"race and in {c.assisted:.1f} ms right after the assisted side ({apart} apart, the limit is {limit}); "
-            "race again")
+        return (msg("the machine was not the same for both sides: plain got {baseline} of the CPU it asked for, assisted "
+                    "{assisted} ({apart} apart, the limit is {limit}); race again", baseline=f"{c.baseline:.0%}",
+                    assisted=f"{c.assisted:.0%}", apart=apart, limit=limit))
+    return (msg("the engine's machine changed between the sides: plain decoded a token in {baseline} ms during the race and "
+                "in {assisted} ms right after the assisted side ({apart} apart, the limit is {limit}); race again",
+                baseline=f"{c.baseline:.1f}", assisted=f"{c.assisted:.1f}", apart=apart, limit=limit))
 
 
 @dataclass(frozen=True)
@@ -141,14 +143,14 @@ def too_old(age: float) -> KeptCheck | None:
     """The check's answer when a kept run is too old to race at all (before the race), else None."""
     if age <= MAX_KEPT_AGE:
         return None
-    return KeptCheck(False, f"plain's kept run was {age / 60:.0f} min old (the limit is {MAX_KEPT_AGE / 60:.0f} min): "
-                            "plain ran again", age=age)
+    return KeptCheck(False, msg("plain's kept run was {age} min old (the limit is {MAX_KEPT_AGE} min): plain ran again",
+                                age=f"{age / 60:.0f}", MAX_KEPT_AGE=f"{MAX_KEPT_AGE / 60:.0f}"), age=age)
 
 
 def failed_check(message: str, age: float) -> KeptCheck:
     """The check's answer when timing the probe itself failed (`message`: one line): the kept run is not trusted."""
-    return KeptCheck(False, f"the check of plain's kept run failed ({message}): it was dropped, so the next race times "
-                            "plain again", age=age)
+    return KeptCheck(False, msg("the check of plain's kept run failed ({message}): it was dropped, so the next race times "
+                                "plain again", message=message), age=age)
 
 
 def check_kept(kept_times: Sequence[float], probe_times: Sequence[float], age: float) -> KeptCheck:
@@ -161,23 +163,25 @@ def check_kept(kept_times: Sequence[float], probe_times: Sequence[float], age: f
         return old
     now, kept = steps(probe_times), steps(kept_times)[:PROBE_TOKENS]
     if len(now) < 3 or len(kept) < 3:
-        return KeptCheck(False, "too few plain steps to compare with the kept run: it was dropped, so the next race "
-                                "times plain again", age=age)
+        return KeptCheck(False, msg("too few plain steps to compare with the kept run: it was dropped, so the next race times "
+                                    "plain again"), age=age)
     now_step, kept_step = statistics.median(now), statistics.median(kept)
     band = spread(now) / 2  # the probe's noise band, as a race's (noise_band)
     if band > MAX_STALE:
-        return KeptCheck(False, f"plain's steps vary \u00b1{band:.0%} now (the limit is \u00b1{MAX_STALE:.0%}): the "
-                                "machine is too busy to check the kept run; it was dropped, so the next race times "
-                                "plain again", kept_step, now_step, band, age)
+        return KeptCheck(False, msg("plain's steps vary \u00b1{band} now (the limit is \u00b1{MAX_STALE}): the machine is too "
+                                    "busy to check the kept run; it was dropped, so the next race times plain again",
+                                    band=f"{band:.0%}", MAX_STALE=f"{MAX_STALE:.0%}"), kept_step, now_step, band, age)
     noise = min(MAX_STALE, max(MIN_STALE, 2 * spread(now)))
     ratio = now_step / kept_step if kept_step > 0 else math.inf
     if not 1 / (1 + noise) <= ratio <= 1 + noise:  # as far off either way, in ratio
-        return KeptCheck(False, f"plain steps take {now_step * 1e3:.1f} ms now against {kept_step * 1e3:.1f} ms when "
-                                f"its run was kept ({ratio - 1:+.0%}, beyond this machine's noise of "
-                                f"\u00b1{noise:.0%}): the kept run was dropped, so the next race times plain again",
+        return KeptCheck(False, msg("plain steps take {now_step} ms now against {kept_step} ms when its run was kept "
+                                    "({ratio}, beyond this machine's noise of \u00b1{noise}): the kept run was dropped, so "
+                                    "the next race times plain again", now_step=f"{now_step * 1e3:.1f}",
+                                    kept_step=f"{kept_step * 1e3:.1f}", ratio=f"{ratio - 1:+.0%}", noise=f"{noise:.0%}"),
                          kept_step, now_step, noise, age)
-    return KeptCheck(True, f"plain steps take {now_step * 1e3:.1f} ms now, as when its run was kept "
-                           f"({kept_step * 1e3:.1f} ms, within \u00b1{noise:.0%})", kept_step, now_step, noise, age)
+    return KeptCheck(True, msg("plain steps take {now_step} ms now, as when its run was kept ({kept_step} ms, within "
+                               "\u00b1{noise})", now_step=f"{now_step * 1e3:.1f}", kept_step=f"{kept_step * 1e3:.1f}",
+                               noise=f"{noise:.0%}"), kept_step, now_step, noise, age)
 
 
 def unexplained(result: Any) -> str | None:
@@ -190,8 +194,9 @@ def unexplained(result: Any) -> str | None:
     plain_step, verify_step = statistics.median(plain), statistics.median(verify)
     if verify_step >= MIN_VERIFY_SHARE * plain_step:
         return None
-    return (f"the target verified a round in {verify_step * 1e3:.1f} ms while plain's steps took "
-            f"{plain_step * 1e3:.1f} ms, so the machine was not the same for both sides; race again")
+    return (msg("the target verified a round in {verify_step} ms while plain's steps took {plain_step} ms, so the machine was "
+                "not the same for both sides; race again", verify_step=f"{verify_step * 1e3:.1f}",
+                plain_step=f"{plain_step * 1e3:.1f}"))
 
 
 def noise_band(result: Any) -> float:

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from .stats import EVEN_BAND
 from .trust import MEASURE_LIMIT, PLAIN_STEP, Conditions, conditions_differ, noise_band, unexplained
+from ..core.words import msg
 
 KINDS = ("win", "loss", "level", "unmeasured")
 #: Kinds that are a measurement.
@@ -93,11 +94,11 @@ def unmeasured_reason(result: Any, band: float) -> str | None:
     """Why `result` is not a measurement (English), or None when it is one. In order: stopped, both at once, a stale
     kept run, different measured conditions, a band beyond the limit, rounds that cannot explain the speedup."""
     if result.errors:
-        return "the race failed"
+        return msg("the race failed")
     if result.stopped:
-        return "the race was stopped before both sides finished, so it has no verdict"
+        return msg("the race was stopped before both sides finished, so it has no verdict")
     if result.mode != "sequential":
-        return "both sides ran at once and shared the machine, so this race is a show; the fair race measures"
+        return msg("both sides ran at once and shared the machine, so this race is a show; the fair race measures")
     kept = kept_run_failed(result)
     if kept:
         return kept
@@ -105,8 +106,9 @@ def unmeasured_reason(result: Any, band: float) -> str | None:
     if differ:
         return differ
     if band > MEASURE_LIMIT:
-        return (f"the machine is too busy to measure this now: plain's steps varied \u00b1{band:.0%} (the limit is "
-                f"\u00b1{MEASURE_LIMIT:.0%}); race again when it is quieter")
+        return (msg("the machine is too busy to measure this now: plain's steps varied \u00b1{band} (the limit is "
+                    "\u00b1{MEASURE_LIMIT}); race again when it is quieter", band=f"{band:.0%}",
+                    MEASURE_LIMIT=f"{MEASURE_LIMIT:.0%}"))
     return unexplained(result)
 
 
@@ -120,13 +122,15 @@ def judge(result: Any, why: Any = None) -> Verdict:
     if reason:
         return Verdict("unmeasured", reason, **args)
     if not any(r.drafted for r in result.assisted.rounds):
-        return Verdict("level", "nothing was drafted, so both sides decoded plainly and the gap is the machine's noise",
+        return Verdict("level", msg("nothing was drafted, so both sides decoded plainly and the gap is the machine's noise"),
                        **args)
     change = result.speedup - 1
     if abs(change) <= band:
         if _engine(result):
-            return Verdict("level", f"within this race's noise (\u00b1{band:.0%}, from its two plain timings)", **args)
-        return Verdict("level", f"within this race's noise (\u00b1{band:.0%}, from the spread of plain's steps)", **args)
+            return Verdict("level", msg("within this race's noise (\u00b1{band}, from its two plain timings)",
+                                        band=f"{band:.0%}"), **args)
+        return Verdict("level", msg("within this race's noise (\u00b1{band}, from the spread of plain's steps)",
+                                    band=f"{band:.0%}"), **args)
     return Verdict("win" if change > 0 else "loss", "", **args)
 
 
@@ -146,9 +150,10 @@ def pooled(verdicts: Sequence[Verdict], speedup: float) -> Verdict:
         return Verdict("unmeasured", bad.reason, band, speedup, bad.drafting, bad.conditions)
     drafting = next((v.drafting for v in verdicts if v.drafting not in ("none", "skipped")), None)
     if verdicts and all(v.drafting in ("none", "skipped") for v in verdicts):
-        return Verdict("level", "nothing was drafted, so both sides decoded plainly and the gap is the machine's noise",
+        return Verdict("level", msg("nothing was drafted, so both sides decoded plainly and the gap is the machine's noise"),
                        band, speedup, verdicts[0].drafting)
     if abs(speedup - 1) <= band:
-        return Verdict("level", f"within these races' noise (\u00b1{band:.0%}, the widest of their bands)", band, speedup,
+        return Verdict("level", msg("within these races' noise (\u00b1{band}, the widest of their bands)",
+                                    band=f"{band:.0%}"), band, speedup,
                        drafting)
     return Verdict("win" if speedup > 1 else "loss", "", band, speedup, drafting)

@@ -5,10 +5,11 @@ verdict saying what happened and what to try (docs/DESIGN.md §5.13).
 from __future__ import annotations
 
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
 from ..core.theory import best_gamma, break_even_acceptance, per_token_alpha
+from ..core.words import join, msg
 from .methods import METHODS
 
 
@@ -94,8 +95,36 @@ def explain_race(result: Any, knobs: dict[str, Any], verify: Any = None) -> Why:
     _what_happened(result, why, said)
     _advice(result, why, verdict, said)
     why.sentences, why.claims = said.sentences, said.claims
-    why.verdict = " ".join(said.sentences)
+    why.verdict = join(said.sentences)
     return why
+
+
+def reworded(result: Any) -> None:
+    """A race read back from a file (a trace, a gallery race) gets its words back as messages, so a page in another
+    language translates them (a file keeps plain English, docs/DESIGN.md §4.10): its verdict's reason and the
+    sentences of its explanation as this code writes them for the saved figures and verdict, each taken where its
+    English is in the saved text word for word; the rest of the text (an older file's wording) stays as saved."""
+    from .verdict import judge
+
+    saved, why = result.verdict, result.why
+    again = judge(result, why)
+    if saved.reason and str(again.reason) == saved.reason:
+        result.settle(replace(saved, reason=again.reason))
+    if why is None or not why.verdict:
+        return
+    said = Said()
+    _rounds_sentence(result, why, said)
+    _advice(result, why, result.verdict, said)
+    if join(said.sentences) == why.verdict:
+        why.sentences, why.verdict = said.sentences, join(said.sentences)
+        return
+    parts, rest = [], why.verdict
+    for sentence in said.sentences:
+        at = rest.find(sentence)
+        if at >= 0:
+            parts += [rest[:at], sentence]
+            rest = rest[at + len(sentence):]
+    why.verdict = join([part for part in (*parts, rest) if part], "")
 
 
 def explain_numbers(result: Any, verify: Any = None) -> Why:
@@ -145,26 +174,34 @@ def _rounds_sentence(result: Any, why: Why, said: Said) -> None:
     a = result.assisted
     drafted = sum(r.drafted for r in a.rounds)
     if not drafted and _schedule_skipped_all(a):
-        said.add("No round drafted anything: the cost-aware schedule judged that no draft length pays on this "
-                 "hardware, so the assisted side decoded plainly.", "nothing-drafted", "skipped-all")
+        said.add(msg("No round drafted anything: the cost-aware schedule judged that no draft length pays on this hardware, "
+                     "so the assisted side decoded plainly."), "nothing-drafted", "skipped-all")
         return
     if not drafted:
-        said.add("No round drafted anything.", "nothing-drafted")
+        said.add(msg("No round drafted anything."), "nothing-drafted")
         return
     accepted = sum(r.accepted for r in a.rounds)
-    text = f"Drafts were accepted {why.acceptance_rate:.0%} ({accepted} of {drafted})"
     title = _title(result)
+    counts = {"acceptance_rate": f"{why.acceptance_rate:.0%}", "accepted": accepted, "drafted": drafted}
     if why.break_even_acceptance is not None and why.gamma and why.break_even_acceptance < 0.005:
-        said.add(text + f"; here drafting with {title} costs next to nothing, so any accepted draft pays (the cost is "
-                        "verifying the drafts).", "accepted", "free")
+        said.add(msg("Drafts were accepted {acceptance_rate} ({accepted} of {drafted}); here drafting with {title} costs next "
+                     "to nothing, so any accepted draft pays (the cost is verifying the drafts).", **counts, title=title),
+                 "accepted", "free")
     elif why.break_even_acceptance is not None and why.gamma:
-        said.add(text + f"; here {title} pays off above {why.break_even_acceptance:.0%} at "
-                        f"{why.gamma:.0f} draft{'s' if round(why.gamma) != 1 else ''} a round.", "accepted", "pays-above")
+        above = {**counts, "title": title, "break_even_acceptance": f"{why.break_even_acceptance:.0%}",
+                 "gamma": f"{why.gamma:.0f}"}
+        if round(why.gamma) != 1:
+            said.add(msg("Drafts were accepted {acceptance_rate} ({accepted} of {drafted}); here {title} pays off above "
+                         "{break_even_acceptance} at {gamma} drafts a round.", **above), "accepted", "pays-above")
+        else:
+            said.add(msg("Drafts were accepted {acceptance_rate} ({accepted} of {drafted}); here {title} pays off above "
+                         "{break_even_acceptance} at {gamma} draft a round.", **above), "accepted", "pays-above")
     elif why.cost_ratio is not None and why.verify_slope is not None:
-        said.add(text + f"; here each drafted token costs {why.cost_ratio + why.verify_slope:.2f} of a target step, "
-                        "so no acceptance can pay it back.", "accepted", "cannot-pay")
+        said.add(msg("Drafts were accepted {acceptance_rate} ({accepted} of {drafted}); here each drafted token costs "
+                     "{cost_ratio} of a target step, so no acceptance can pay it back.", **counts,
+                     cost_ratio=f"{why.cost_ratio + why.verify_slope:.2f}"), "accepted", "cannot-pay")
     else:
-        said.add(text + ".", "accepted")
+        said.add(msg("Drafts were accepted {acceptance_rate} ({accepted} of {drafted}).", **counts), "accepted")
 
 
 def _schedule_skipped_all(a: Any) -> bool:
@@ -176,21 +213,22 @@ def _advice(result: Any, why: Why, verdict: Any, said: Said) -> None:
     """What the verdict is, then why the numbers came out so and what to try (only for a measurement: the numbers of
     a race that is none explain nothing)."""
     if verdict.kind == "unmeasured":
-        said.add(f"Not a measurement: {verdict.reason}.", "unmeasured")
+        said.add(msg("Not a measurement: {reason}.", reason=verdict.reason), "unmeasured")
         return
     if _schedule_skipped_all(result.assisted):
-        said.add(f"Both sides decoded plainly, so {result.speedup:.2f}\u00d7 is the machine's own variation.",
+        said.add(msg("Both sides decoded plainly, so {speedup}\u00d7 is the machine's own variation.",
+                     speedup=f"{result.speedup:.2f}"),
                  "decoded-plainly", verdict.kind)
-        said.add("A draft costs too much of a target step here to pay even when kept: a smaller drafter or a GPU changes "
-                 "that; the constant schedule shows the mechanism at its real cost.")
+        said.add(msg("A draft costs too much of a target step here to pay even when kept: a smaller drafter or a GPU changes "
+                     "that; the constant schedule shows the mechanism at its real cost."))
         return
     if verdict.kind == "win":
-        said.add(f"It paid: {result.speedup:.2f}\u00d7 faster.", "win")
+        said.add(msg("It paid: {speedup}\u00d7 faster.", speedup=f"{result.speedup:.2f}"), "win")
         return
     if verdict.kind == "level":
-        said.add(f"Level with plain: {verdict.reason}.", "level")
+        said.add(msg("Level with plain: {reason}.", reason=verdict.reason), "level")
     else:
-        said.add(f"It did not pay: {result.speedup:.2f}\u00d7 plain's speed.", "loss")
+        said.add(msg("It did not pay: {speedup}\u00d7 plain's speed.", speedup=f"{result.speedup:.2f}"), "loss")
     if not any(r.drafted for r in result.assisted.rounds):
         return
     if verdict.drafting == "paid":
@@ -205,16 +243,19 @@ def _where_the_time_went(result: Any, why: Why, said: Said) -> None:
     """Acceptance cleared the break-even, yet the race did not win: what the time split says ate the gain."""
     plain, draft, verify = result.baseline.seconds, why.draft_seconds, why.verify_seconds
     if verify >= plain:
-        said.add(f"Verifying the drafts alone took {verify:.2f} s, longer than the whole plain run ({plain:.2f} s): "
-                 "fewer draft tokens a round, or a GPU, make verifying cheaper.", "verify-over-plain")
+        said.add(msg("Verifying the drafts alone took {verify} s, longer than the whole plain run ({plain} s): fewer draft "
+                     "tokens a round, or a GPU, make verifying cheaper.", verify=f"{verify:.2f}",
+                     plain=f"{plain:.2f}"), "verify-over-plain")
     elif draft + verify >= plain:
-        said.add(f"Drafting ({draft:.2f} s) and verifying ({verify:.2f} s) together took longer than the whole plain "
-                 f"run ({plain:.2f} s): fewer draft tokens a round, or a GPU, shift the balance.",
+        said.add(msg("Drafting ({draft} s) and verifying ({verify} s) together took longer than the whole plain run ({plain} "
+                     "s): fewer draft tokens a round, or a GPU, shift the balance.", draft=f"{draft:.2f}",
+                     verify=f"{verify:.2f}", plain=f"{plain:.2f}"),
                  "draft-verify-over-plain")
     else:
-        said.add(f"Drafting itself paid: drafting and verifying took {draft + verify:.2f} s, less than the whole plain "
-                 f"run ({plain:.2f} s); the rest of each round (other: {why.other_seconds:.2f} s) ate the gain: more "
-                 "tokens per round, or a GPU, shift the balance.", "other-ate-gain")
+        said.add(msg("Drafting itself paid: drafting and verifying took {draft} s, less than the whole plain run ({plain} s); "
+                     "the rest of each round (other: {other_seconds} s) ate the gain: more tokens per round, or a GPU, shift "
+                     "the balance.", draft=f"{draft + verify:.2f}", plain=f"{plain:.2f}",
+                     other_seconds=f"{why.other_seconds:.2f}"), "other-ate-gain")
 
 
 def _what_costs(result: Any, why: Why, said: Said) -> None:
@@ -222,10 +263,11 @@ def _what_costs(result: Any, why: Why, said: Said) -> None:
     verification slope the race measured."""
     c, slope = why.cost_ratio or 0.0, why.verify_slope or 0.0
     if slope >= c:
-        said.add(f"Verifying costs {slope:.2f} of a target step per drafted token here (drafting {c:.2f}): fewer "
-                 "draft tokens a round, or a GPU, where verifying several tokens costs about one step.", "verify-costs")
+        said.add(msg("Verifying costs {slope} of a target step per drafted token here (drafting {c}): fewer draft tokens a "
+                     "round, or a GPU, where verifying several tokens costs about one step.", slope=f"{slope:.2f}",
+                     c=f"{c:.2f}"), "verify-costs")
     else:
-        said.add("Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup.",
+        said.add(msg("Drafting costs nearly a full target step here: use a much smaller drafter, or prompt lookup."),
                  "costs-full-step")
 
 
@@ -236,24 +278,30 @@ def _what_to_try(result: Any, why: Why, said: Said) -> None:
     accepted = sum(r.accepted for r in a.rounds)
     lookup = result.method in METHODS and METHODS[result.method].drafts_from_prompt
     if lookup and a.new_tokens and accepted / a.new_tokens < COPY_SHARE:
-        said.add(f"This answer copies little of the prompt ({accepted} of {a.new_tokens} tokens came from it): prompt "
-                 "lookup pays on answers that reuse the prompt's words (a code edit, a typo fix, a quoting summary).",
+        said.add(msg("This answer copies little of the prompt ({accepted} of {new_tokens} tokens came from it): prompt lookup "
+                     "pays on answers that reuse the prompt's words (a code edit, a typo fix, a quoting summary).",
+                     accepted=accepted, new_tokens=a.new_tokens),
                  "copies-little")
     elif lookup:
-        said.add(f"This answer copies the prompt ({accepted} of {a.new_tokens} tokens came from it), but checking the "
-                 "copied drafts cost more than they saved here.", "copies")
+        said.add(msg("This answer copies the prompt ({accepted} of {new_tokens} tokens came from it), but checking the copied "
+                     "drafts cost more than they saved here.", accepted=accepted, new_tokens=a.new_tokens), "copies")
     elif (why.acceptance_rate or 0.0) < AGREE:
-        said.add(f"The drafter often disagrees with the target ({why.acceptance_rate or 0.0:.0%} of its drafts "
-                 "accepted): try a drafter of the same family.", "drafter-disagrees")
+        said.add(msg("The drafter often disagrees with the target ({acceptance_rate} of its drafts accepted): try a drafter "
+                     "of the same family.", acceptance_rate=f"{why.acceptance_rate or 0.0:.0%}"), "drafter-disagrees")
     else:
-        said.add(f"The drafter mostly agrees with the target ({why.acceptance_rate:.0%} of its drafts accepted), but "
-                 "not often enough to pay for drafting here: fewer draft tokens a round, a smaller drafter or a GPU "
-                 "shift the balance.", "drafter-agrees")
+        said.add(msg("The drafter mostly agrees with the target ({acceptance_rate} of its drafts accepted), but not often "
+                     "enough to pay for drafting here: fewer draft tokens a round, a smaller drafter or a GPU shift the "
+                     "balance.", acceptance_rate=f"{why.acceptance_rate:.0%}"), "drafter-agrees")
     if why.best_constant_gamma and why.gamma and why.best_constant_gamma < why.gamma:
         n = why.best_constant_gamma
-        said.add(f"At this acceptance the theory's best constant length is {n} {'copied' if lookup else 'draft'} "
-                 f"token{'s' if n > 1 else ''} a round.", "best-gamma")
+        if lookup:
+            best = (msg("At this acceptance the theory's best constant length is {n} copied tokens a round.", n=n) if n > 1
+                    else msg("At this acceptance the theory's best constant length is {n} copied token a round.", n=n))
+        else:
+            best = (msg("At this acceptance the theory's best constant length is {n} draft tokens a round.", n=n) if n > 1
+                    else msg("At this acceptance the theory's best constant length is {n} draft token a round.", n=n))
+        said.add(best, "best-gamma")
     drafted = sum(1 for r in a.rounds if r.drafted)
     if a.draft_policy == "cost-aware" and drafted < len(a.rounds):
-        said.add(f"The cost-aware schedule drafted in only {drafted} of {len(a.rounds)} rounds, which kept the loss "
-                 "small.", "cost-aware-few")
+        said.add(msg("The cost-aware schedule drafted in only {drafted} of {rounds} rounds, which kept the loss small.",
+                     drafted=drafted, rounds=len(a.rounds)), "cost-aware-few")

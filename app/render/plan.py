@@ -27,21 +27,6 @@ def empty_html(title: str, text: str) -> str:
     return _section(title, f'<div class="plan-empty">{_e(text)}</div>')
 
 
-def said(text: str, plan: Plan) -> str:
-    """A sentence of the planner's about `plan` in the visitor's language (:func:`translate`); the check races' labels
-    in it (which hold parentheses and commas of their own) are translated apart, so a template's values cannot split
-    inside one."""
-    marks = {}
-    for i, name in enumerate(sorted({r.label for r in check_runs(plan)}, key=len, reverse=True)):
-        if name and name in text:
-            mark = f"\u27e6{i}\u27e7"
-            text, marks[mark] = text.replace(name, mark), translate(name)
-    out = translate(text)
-    for mark, name in marks.items():
-        out = out.replace(mark, name)
-    return out
-
-
 def intro_html() -> str:
     """The tab's first lines: Theorem 3.8 in one formula, and the two ways to use the tab."""
     formula = ("(1 \u2212 \u03b1<sup>\u03b3+1</sup>) / ((1 \u2212 \u03b1)(\u03b3c + 1))")
@@ -162,10 +147,10 @@ def final_html(plan: Plan) -> str:
     cls, lead = FINAL[final.pays]
     measured = final.source == "measured"
     source = t("plan.final.measured") if measured else t("plan.final.predicted")
-    aside = (f'<div class="plan-prediction">{_e(t("plan.final.prediction_said", text=said(final.prediction, plan)))}'
+    aside = (f'<div class="plan-prediction">{_e(t("plan.final.prediction_said", text=translate(final.prediction)))}'
              '</div>' if measured else "")
     return (f'<div class="plan-verdict {cls}" data-source="{_e(final.source)}"><b>{_e(t(lead))}</b> '
-            f'({_e(source)}): {_e(said(final.text, plan))}{aside}</div>')
+            f'({_e(source)}): {_e(translate(final.text))}{aside}</div>')
 
 
 def _key(look: tuple, text: str) -> str:
@@ -256,7 +241,7 @@ def check_html(plan: Plan) -> str:
     head = "".join(f"<th>{_e(t(f'plan.check.col.{c}'))}</th>"
                    for c in ("setting", "measured", "predicted", "model", "alpha", "output"))
     body = (f'<div class="plan-scroll"><table class="plan-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
-            f'</table></div><div class="plan-reco">{_e(said(plan.check.recommendation, plan))}</div>')
+            f'</table></div><div class="plan-reco">{_e(translate(plan.check.recommendation))}</div>')
     return _section(t("plan.check.title"), body, "plan-check")
 
 
@@ -332,7 +317,7 @@ def cost_html(plan: Plan) -> str:
 def advice_html(plan: Plan) -> str:
     """The drafter-choice article's advice applied to this plan, then the measuring notes (the planner's sentences,
     in the visitor's language)."""
-    items = "".join(f"<li>{_e(said(x, plan))}</li>" for x in plan.advice)
+    items = "".join(f"<li>{_e(translate(x))}</li>" for x in plan.advice)
     notes = "".join(f"<li>{_e(translate(x))}</li>" for x in plan.notes)
     body = f'<ul class="plan-advice">{items}</ul>' + (f'<ul class="plan-notes">{notes}</ul>' if notes else "")
     return _section(t("plan.advice.title"), body, "plan-advice-card")

@@ -22,10 +22,9 @@ def speedup_words(verdict: Any) -> tuple[str, str]:
 
 
 def why_words(why: Any) -> str:
-    """The explanation of a race in the current language: each of its sentences translated on its own (so no
-    template can match across two of them), or its whole text where a saved race has no sentences."""
-    sentences = getattr(why, "sentences", None) or []
-    return " ".join(translate(s) for s in sentences) if sentences else translate(why.verdict)
+    """The explanation of a race in the current language (its words: a message joining its sentences, each
+    translated whole; app/race/why.py)."""
+    return translate(why.verdict)
 
 
 #: Below this break-even acceptance drafting costs about nothing here: any accepted draft pays.

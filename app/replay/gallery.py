@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaError
+from ..core.words import msg
 from .tracefile import Trace, load_trace
 
 GALLERY_DIR = Path(__file__).resolve().parents[2] / "assets" / "races"
@@ -53,7 +54,7 @@ class Gallery:
     def path(self, index: int) -> Path:
         """The trace file of entry `index` (ArenaError when there is no such entry)."""
         if not isinstance(index, int) or not 0 <= index < len(self.entries):
-            raise ArenaError(f"There is no recorded race number {index} in the gallery.")
+            raise ArenaError(msg("There is no recorded race number {index} in the gallery.", index=index))
         return self.folder / self.entries[index].file
 
     def load(self, index: int) -> Trace:
@@ -62,16 +63,17 @@ class Gallery:
 
 def _entry(raw: Any, i: int) -> GalleryEntry:
     if not isinstance(raw, dict):
-        raise ArenaError(f"{INDEX}: races.{i} must be a JSON object")
+        raise ArenaError(msg("index.json: races.{i} must be a JSON object", i=i))
     values = {}
     for name in (f.name for f in fields(GalleryEntry)):
         value = raw.get(name)
         if not isinstance(value, (int, float) if name == "speedup" else str) or isinstance(value, bool):
-            raise ArenaError(f"{INDEX}: races.{i}.{name} is missing or has the wrong type")
+            raise ArenaError(msg("index.json: races.{i}.{name} is missing or has the wrong type", i=i, name=name))
         values[name] = value
     file = values["file"]
     if Path(file).name != file or not file.endswith(".json") or file == INDEX:
-        raise ArenaError(f"{INDEX}: races.{i}.file must be a .json file name in the gallery folder, got {file!r}")
+        raise ArenaError(msg("index.json: races.{i}.file must be a .json file name in the gallery folder, got {file}", i=i,
+                             file=repr(file)))
     outcome = OLD_OUTCOMES.get(values["outcome"], values["outcome"])
     return GalleryEntry(**{**values, "outcome": outcome, "speedup": float(values["speedup"])})
 
@@ -86,9 +88,9 @@ def load_gallery(folder: Path | str = GALLERY_DIR) -> Gallery:
         raw = path.read_bytes()[:MAX_INDEX_BYTES + 1]
         data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_INDEX_BYTES else None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ArenaError(f"The gallery index {INDEX} cannot be read ({type(exc).__name__}).") from None
+        raise ArenaError(msg("The gallery index index.json cannot be read ({type}).", type=type(exc).__name__)) from None
     if not isinstance(data, dict) or not isinstance(data.get("races"), list):
-        raise ArenaError(f"The gallery index {INDEX} must be an object with a list of races.")
+        raise ArenaError(msg("The gallery index index.json must be an object with a list of races."))
     # a recorded race that is not a measurement is no gallery entry (docs/DESIGN.md §5.16)
     entries = tuple(e for e in (_entry(r, i) for i, r in enumerate(data["races"])) if e.outcome != OUTCOMES["unmeasured"])
     return Gallery(entries, bool(data.get("provisional", True)), str(data.get("note") or ""), folder)

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.jsonfields import JsonReader, json_kind, shown
 from ..core.machine import race_environment
+from ..core.words import join, msg
 from ..race.result import RaceResult
 
 FORMAT = "assisted-decoding-arena trace"
@@ -61,8 +62,8 @@ def build_trace(request: Any, result: RaceResult) -> dict[str, Any]:
 
 def _check_finished(result: RaceResult) -> None:
     if result.errors:
-        raise ArenaError("The race failed (" + "; ".join(f"{s}: {m}" for s, m in result.errors.items())
-                         + "), so there is no trace to save.")
+        raise ArenaError(msg("The race failed ({value}), so there is no trace to save.",
+                             value=join((join((s, m), ": ") for s, m in result.errors.items()), "; ")))
 
 
 def assemble_trace(how: dict[str, Any], prompt: str, result: RaceResult, data: dict[str, Any] | None = None,
@@ -102,16 +103,17 @@ def save_trace(trace: dict[str, Any], path: Path | str) -> Path:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise ArenaError(f"Cannot write the trace to {path}: {exc.strerror or exc}") from None
+        raise ArenaError(msg("Cannot write the trace to {path}: {strerror}", path=path, strerror=exc.strerror or exc)) from None
     return path
 
 
 def check_writable(path: Path, what: str) -> None:
     """A clear error now (before a long race) when `path` cannot be written: no folder, or a folder itself."""
     if path.is_dir():
-        raise ArenaError(f"Cannot write the {what} to {path}: it is a folder; give a file name.")
+        raise ArenaError(msg("Cannot write the {what} to {path}: it is a folder; give a file name.", what=what, path=path))
     if not path.parent.is_dir():
-        raise ArenaError(f"Cannot write the {what} to {path}: the folder {path.parent} does not exist.")
+        raise ArenaError(msg("Cannot write the {what} to {path}: the folder {parent} does not exist.", what=what, path=path,
+                             parent=path.parent))
 
 
 # ----- reading ---------------------------------------------------------------------------------------------
@@ -122,20 +124,21 @@ def read_trace_file(path: Path | str, max_bytes: int = MAX_TRACE_BYTES) -> Any:
         with open(path, "rb") as fh:
             raw = fh.read(max_bytes + 1)
     except OSError as exc:
-        raise ArenaError(f"Cannot read the trace {path}: {exc.strerror or exc}") from None
+        raise ArenaError(msg("Cannot read the trace {path}: {strerror}", path=path, strerror=exc.strerror or exc)) from None
     if len(raw) > max_bytes:
-        raise ArenaError(f"{path.name} is larger than {max_bytes // 1_000_000} MB: a race trace is far smaller; "
-                         "is it the right file?")
+        raise ArenaError(msg("{name} is larger than {max_bytes} MB: a race trace is far smaller; is it the right file?",
+                             name=path.name, max_bytes=max_bytes // 1_000_000))
     if not raw.strip():
-        raise ArenaError(f"{path.name} is empty: it is not a trace.")
+        raise ArenaError(msg("{name} is empty: it is not a trace.", name=path.name))
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ArenaError(f"{path.name} is not UTF-8 text: it is not a trace.") from None
+        raise ArenaError(msg("{name} is not UTF-8 text: it is not a trace.", name=path.name)) from None
     except json.JSONDecodeError as exc:
-        raise ArenaError(f"{path.name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+        raise ArenaError(msg("{name} is not valid JSON (line {lineno}, column {colno}: {msg}).", name=path.name,
+                             lineno=exc.lineno, colno=exc.colno, msg=exc.msg)) from None
     except RecursionError:
-        raise ArenaError(f"{path.name} nests too deeply to be a trace.") from None
+        raise ArenaError(msg("{name} nests too deeply to be a trace.", name=path.name)) from None
 
 
 def load_trace(path: Path | str, max_bytes: int = MAX_TRACE_BYTES) -> Trace:

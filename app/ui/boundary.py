@@ -15,7 +15,7 @@ from gradio.i18n import I18nData
 
 from ..core.errors import ArenaError
 from ..core.knobs import shown
-from ..core.words import DEFAULT, speaking, t, table
+from ..core.words import DEFAULT, msg, speaking, t, table
 from . import popups
 from .language import request_language
 
@@ -28,7 +28,7 @@ POPUP_ECHO_CHARS = 120
 def unexpected_error_text(exc: BaseException) -> str:
     """The one line a user sees for a bug (the traceback goes to the server log)."""
     first = (str(exc).strip().splitlines() or [""])[0][:200]
-    return f"Unexpected error ({type(exc).__name__}: {first}); see the server log."
+    return msg("Unexpected error ({type}: {first}); see the server log.", type=type(exc).__name__, first=first)
 
 
 def clean(value: Any) -> Any:

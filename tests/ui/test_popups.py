@@ -8,7 +8,6 @@ import ast
 import json
 import threading
 import uuid
-from pathlib import Path
 
 import gradio as gr
 import httpx

@@ -1,14 +1,15 @@
-"""Every word a visitor reads, in English, Korean and Indonesian (docs/DESIGN.md §4.10): one folder per language
-(``en/``, ``ko/``, ``id/``), each holding the same JSON files of keys (one per surface: ``race.json``,
-``planner.json``, ...) with the same keys and the same ``{placeholders}``, checked by tests/core/test_words_tables.py;
-Korean and Indonesian also hold ``messages*.json`` (see :func:`translate`) and ``presets.json``
-(app/render/preset_words.py).
+"""Every word a visitor reads, in English, Korean and Indonesian (docs/DESIGN.md §4.10).
 
-- :func:`t` gives a key's text in the current language, formatted with its values.
-- :func:`translate` gives a sentence written in English below the page (an error line, a loading message, a verdict)
-  in the current language: ``messages.json`` maps such English sentences, as templates with ``{placeholders}``, to
-  their translations; a sentence that matches a template comes back translated with its values in place, and any
-  other sentence stays as it is.
+- Keys: one folder per language (``en/``, ``ko/``, ``id/``), each holding the same JSON files of keys (one per
+  surface: ``race.json``, ``planner.json``, ...) with the same keys and the same ``{placeholders}``, checked by
+  tests/core/test_words_tables.py; Korean and Indonesian also hold ``presets.json`` (app/render/preset_words.py).
+  :func:`t` gives a key's text in the current language, formatted with its values.
+- Sentences written below the page (an error line, a loading message, a verdict) are messages (:class:`Message`) made by
+  :func:`msg` from an English template and its values: each is its English text, and keeps the template, which is
+  a message id of the gettext catalogs ``locale/<lang>/LC_MESSAGES/messages.po`` (Babel's; ``python -m
+  app.core.words.catalogs`` extracts and updates them). :func:`translate` gives a Message in the current language
+  (its template's translation, formatted with its values, which are translated in turn); any other text stays as
+  it is.
 - The current language is a context variable: the page sets it from the visitor's choice for the length of each
   event (app/ui/language.py); everywhere else (the command line, a trace, the JSON) it stays English.
 """
@@ -17,11 +18,12 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 #: The page's languages: code -> its own name (what the switch shows).
 LANGUAGES = {"en": "English", "ko": "\ud55c\uad6d\uc5b4", "id": "Bahasa Indonesia"}
@@ -29,16 +31,9 @@ DEFAULT = "en"
 _CURRENT: ContextVar[str] = ContextVar("arena_language", default=DEFAULT)
 _FOLDER = Path(__file__).parent
 _PLACEHOLDER = re.compile(r"\{(\w+)(?::[^{}]*)?\}")
-
-
-#: The files of English sentence templates and their translations (not keys: see :func:`translate`): every file
-#: whose name starts so (``messages.json``, ``messages-planner.json``, ...).
-MESSAGES = "messages"
-
-
-def is_messages(name: str) -> bool:
-    """Whether the table file `name` holds sentence templates rather than keys."""
-    return name.startswith(MESSAGES)
+#: Where the gettext catalogs are: ``<lang>/LC_MESSAGES/messages.po`` (and the template ``messages.pot``).
+LOCALE = _FOLDER / "locale"
+DOMAIN = "messages"
 
 
 @lru_cache(maxsize=None)
@@ -50,15 +45,11 @@ def files(lang: str) -> dict[str, dict[str, str]]:
 
 @lru_cache(maxsize=None)
 def table(lang: str) -> dict[str, Any]:
-    """`lang`'s whole table: ``words`` (key -> text, every surface's file together) and ``messages`` (English
-    template -> its translation)."""
-    parts = files(lang)
+    """`lang`'s table of keys: ``words`` (key -> text, every surface's file together)."""
     merged: dict[str, str] = {}
-    for name, part in parts.items():
-        if not is_messages(name):
-            merged.update(part)
-    messages = {k: v for name, part in parts.items() if is_messages(name) for k, v in part.items()}
-    return {"words": merged, "messages": messages}
+    for part in files(lang).values():
+        merged.update(part)
+    return {"words": merged}
 
 
 def language() -> str:
@@ -104,88 +95,96 @@ def placeholders(text: str) -> set[str]:
     return set(_PLACEHOLDER.findall(text))
 
 
+
+
+class Message(str):
+    """A sentence written in English below the page, made by :func:`msg`: the string is its English text (what the
+    command line, the JSON and the traces keep), and it remembers the ``template`` it was formatted from (a message
+    id of the catalogs) and its ``values``, so the page can translate it whole (:func:`translate`). ``str()`` of a
+    Message (and so of an ArenaError holding one) is the Message itself; anything else done to it as a string (a
+    slice, ``+``, an f-string) gives plain English text, which is no longer translated: join Messages with
+    :func:`join`."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, text: str = "", template: str | None = None, values: Mapping[str, Any] | None = None) -> "Message":
+        self = super().__new__(cls, text)
+        self.template = _escape(text) if template is None else template
+        self.values = dict(values or {})
+        return self
+
+    def __str__(self) -> "Message":
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy, deepcopy (dataclasses.asdict) and pickle keep it a Message
+        return Message, (str.__str__(self), self.template, self.values)
+
+    def squeezed(self) -> "Message":
+        """The same message with its English text's whitespace collapsed (one line: ArenaError's)."""
+        return Message(" ".join(self.split()), self.template, self.values)
+
+
+def _escape(text: str) -> str:
+    """`text` as a template that formats to itself (its braces doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _value(value: Any) -> Any:
+    """A value as a Message keeps it: text and numbers as they are (a format spec in the template formats them),
+    anything else as its ``str()`` (an ArenaError: its Message)."""
+    return value if isinstance(value, (str, int, float)) or value is None else str(value)
+
+
+def msg(template: str, /, **values: Any) -> Message:
+    """The Message of `template` (English, with ``{name}`` placeholders, a message id of the catalogs) formatted with
+    `values` (``msg("Unknown preset {name}.", name=x)``). `pybabel extract -k msg` finds every template."""
+    kept = {name: _value(v) for name, v in values.items()}
+    return Message(template.format_map(kept), template, kept)
+
+
+def join(parts: Iterable[str], separator: str = " ") -> Message:
+    """One Message of `parts` (Messages or plain text) with `separator` between them: its translation is each part's
+    translation, joined the same way (the separator is not translated)."""
+    parts = list(parts)
+    names = [f"part{i}" for i in range(len(parts))]
+    template = _escape(separator).join("{" + name + "}" for name in names)
+    return Message(separator.join(parts), template, dict(zip(names, parts)))
+
+
+def fields(template: str) -> list[tuple[str, str]]:
+    """The ``(name, format spec)`` of each replacement field of `template`, in order (str.format's parser)."""
+    return [(name, spec or "") for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
+
+
+def read_catalog(path: Path) -> dict[str, str]:
+    """The translations of the gettext catalog at `path` (a ``.po`` file, read with Babel): message id -> its
+    translation. A fuzzy entry (a template reworded since it was translated, which ``pybabel update`` marks so) and an
+    empty one are left out: their sentences stay English until a translator confirms them."""
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as f:
+        po = read_po(f)
+    return {m.id: m.string for m in po if isinstance(m.id, str) and m.id and m.string and not m.fuzzy}
+
+
 @lru_cache(maxsize=None)
-def _patterns(lang: str) -> list[tuple[str, re.Pattern[str]]]:
-    """(English template, the regex an English sentence of that template matches) for `lang`'s messages, the most
-    specific first (the most words of their own, then the fewest placeholders), so the most specific wins. A
-    placeholder that comes twice matches the same value twice."""
-    out = []
-    for template in table(lang)["messages"]:
-        parts, last, seen = [], 0, set()
-        for m in _PLACEHOLDER.finditer(template):
-            name = m.group(1)
-            parts.append(re.escape(template[last:m.start()]))
-            parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
-            seen.add(name)
-            last = m.end()
-        parts.append(re.escape(template[last:]))
-        own = len(_PLACEHOLDER.sub("", template))
-        out.append((own, -len(seen), template, re.compile("".join(parts) + r"\Z", re.S)))
-    out.sort(key=lambda item: (-item[0], -item[1], item[2]))
-    return [(template, pattern) for _, _, template, pattern in out]
+def catalog(lang: str) -> dict[str, str]:
+    """`lang`'s translations (:func:`read_catalog` of ``locale/<lang>/LC_MESSAGES/messages.po``; none for English or a
+    language without a catalog)."""
+    path = LOCALE / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    return read_catalog(path) if path.is_file() else {}
 
 
-#: Where a text of several sentences is cut to translate each: after "; ", and after ". ", ": ", "! " or "? " before a
-#: capital letter or a parenthesis. Each piece keeps its own end.
-_SENTENCE_END = re.compile(r"(?<=;)\s+|(?<=[.:!?])\s+(?=[A-Z(])")
-#: A piece's end that a template may leave out (the sentence it ends goes on after it).
-_PIECE_END = re.compile(r"[.;:]\Z")
-
-
-def _fill(text: str, values: dict[str, str]) -> str:
-    """`text` with each ``{name}`` of `values` replaced by its value (not str.format: braces in a value, or a
-    placeholder the values lack, stay as they are)."""
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
-
-
-@lru_cache(maxsize=4096)
-def _one(text: str, lang: str) -> str | None:
-    """`text` translated by the most specific template of `lang` it matches whole (a template without the text's
-    final '.', ';' or ':' matches too, the end kept); None when none does."""
-    candidates = [(text, "")]
-    end = _PIECE_END.search(text)
-    if end:
-        candidates.append((text[:end.start()], end.group(0)))
-    for piece, tail in candidates:
-        for template, pattern in _patterns(lang):
-            m = pattern.match(piece)
-            if m:
-                values = {name: translate(v) if name in SENTENCE_VALUES else v for name, v in m.groupdict().items()}
-                done = _fill(table(lang)["messages"][template], values)
-                return done if not tail or done.endswith(tail) else done + tail
-    return None
-
-
-#: Placeholders whose values are sentences themselves (translated in turn).
-SENTENCE_VALUES = ("message", "reason", "detail", "exc", "error", "figures", "what", "source")
-
-
-def translate(text: str) -> str:
-    """`text`, English written below the page (an ArenaError's line, a progress message, a verdict), in the current
-    language: whole, when a template of the ``messages*.json`` files matches it, else piece by piece (a piece: the
-    longest run of its sentences that a template matches, or one sentence left as it is); values that are sentences
-    themselves (a ``{message}``, a ``{reason}``) are translated too. Text no template matches stays as it is."""
+def translate(text: Any) -> Any:
+    """`text` in the current language: a :class:`Message` becomes its template's translation from the current
+    language's catalog (the English template where the catalog lacks it) formatted with its values, each value that
+    is a Message translated in turn; anything else (a plain string: a user's text, a model's, a file name) comes back
+    as it is. In English a Message is its own text."""
+    if not isinstance(text, Message):
+        return text
     lang = language()
-    if lang == DEFAULT or not text:
+    if lang == DEFAULT:
         return text
-    whole = _one(text, lang)
-    if whole is not None:
-        return whole
-    cuts = [m.span() for m in _SENTENCE_END.finditer(text)]
-    if not cuts:
-        return text
-    starts = [0] + [b for _, b in cuts]
-    ends = [a for a, _ in cuts] + [len(text)]
-    out, i, n = [], 0, len(starts)
-    while i < n:
-        for j in range(n, i, -1):
-            done = _one(text[starts[i]:ends[j - 1]], lang) if (i, j) != (0, n) else None
-            if done is not None:
-                break
-        else:
-            j, done = i + 1, text[starts[i]:ends[i]]
-        out.append(done)
-        if j < n:
-            out.append(text[ends[j - 1]:starts[j]])
-        i = j
-    return "".join(out)
+    values = {name: translate(v) for name, v in text.values.items()}
+    return catalog(lang).get(text.template, text.template).format_map(values)

@@ -28,7 +28,7 @@ from ..engines import chosen_target, engine_name
 from .. import popups
 from ..exports import unique_stem
 from ..boundary import failure_text
-from ...core.words import t
+from ...core.words import msg, t
 from ...render.plan import (advice_html, check_html, cost_html, headline_html, memory_html, plot_html, progress_html,
                             table_html)
 from ...render.status import status_html
@@ -81,8 +81,8 @@ def default_prices() -> str:
 def calculator(alpha: Any, c: Any, options: PlanOptions) -> Plan:
     """The calculator for numbers from the page (None/blank is a clear error, not a crash)."""
     plan = plan_from_numbers(*calculator_numbers(alpha, c), options)
-    plan.notes = ["Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft "
-                  "token is accepted independently with probability alpha."]
+    plan.notes = [msg("Calculator: alpha and c were typed in, nothing was measured. Theorem 3.8 assumes each draft token is "
+                      "accepted independently with probability alpha.")]
     return plan
 
 
@@ -145,7 +145,7 @@ class PlannerHandlers:
         a preset; model overrides are refused: an engine serves its own models."""
         found = chosen_target(choice, self.config.endpoints)
         if found is not None and not (blank(target) and blank(assistant)):
-            raise ArenaError("An engine serves its own models: leave the target and drafter overrides empty.")
+            raise ArenaError(msg("An engine serves its own models: leave the target and drafter overrides empty."))
         return found
 
     def plan_measure(self, state: PlanState, preset_id: str, target: Any, assistant: Any, prompts: Any,

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 from ...core.errors import ArenaError
 from ...core.knobs import KNOB_TABLE, KNOBS, REQUEST
 from ...core.requests import build_request
+from ...core.words import msg
 from ...engine.request import build_engine_request
 from ...engine.run import EngineRun
 from ...race.lifecycle import RaceRun
@@ -73,8 +74,8 @@ def _run_for(config: UIConfig, sequential: bool, values: dict[str, Any]) -> Run[
         return RaceRun(request, sequential, progress=lambda m: log.info("%s", m), reap_seconds=60, label="API race")
     given = [k for k, v in values.items() if v is not None and k not in ENGINE_PARAMETERS]
     if given:
-        raise ArenaError(f"request: {', '.join(given)} cannot be given for the serving engine {target.name}: an engine "
-                         "race is greedy and runs the engine's own model and speculation.")
+        raise ArenaError(msg("request: {given} cannot be given for the serving engine {name}: an engine race is greedy and "
+                             "runs the engine's own model and speculation.", given=', '.join(given), name=target.name))
     chat = values["chat_template"] if values["chat_template"] is not None else True
     request = build_engine_request(target, values["prompt"], values["max_new_tokens"], chat, config.limits)
     return EngineRun(request, reap_seconds=60, label="API engine race")

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import gradio as gr
 
 from ...core.errors import ArenaError
-from ...core.words import t, translate
+from ...core.words import msg, t, translate
 from ...render.replay_page import replay_html
 from ...replay.tracefile import Trace, parse_trace, save_trace
 from ..config import UIConfig
@@ -34,7 +34,7 @@ def write_replay_page(trace: Trace, path: Path | None = None, name: str = "repla
     try:
         path.write_text(page if page is not None else replay_html(trace), encoding="utf-8")
     except OSError as exc:
-        raise ArenaError(f"Cannot write the replay page: {exc.strerror or exc}") from None
+        raise ArenaError(msg("Cannot write the replay page: {strerror}", strerror=exc.strerror or exc)) from None
     return str(path)
 
 
