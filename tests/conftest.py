@@ -3,9 +3,17 @@ and headless Chromium. Plain helpers (make_preset, by_elem_id, ROOT, ...) are in
 
 from __future__ import annotations
 
-import pytest
+import os
 
-from tests import tiny_models
+# OpenMP's idle torch threads sleep instead of spinning, in this process and in the apps it starts (set before torch
+# loads its OpenMP runtime, which reads it once). On a shared CPU a spinning thread takes the core its partner needs:
+# a sequential race on all the cores ran a 1-token race in about 20 s instead of 4 s under other load. The thread
+# counts, and so every code path, stay as they are; a value set outside wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import pytest  # noqa: E402
+
+from tests import tiny_models  # noqa: E402
 
 
 @pytest.fixture(scope="session")

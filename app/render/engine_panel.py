@@ -1,7 +1,8 @@
 """What a race on a serving engine adds to the page (docs/DESIGN.md §4.7): the engine's own figures beside the arena's
 clock (its tokens/s, which leave out the prompt's processing, and its draft counts), and the why panel of an engine
-race, whose rounds come from the engine's counters and whose time the engine does not split into drafting and
-verifying."""
+race, whose rounds come from the engine's counters and whose round costs from its own timings (app/engine/costs.py
+``round_costs``: the figures the command line prints, rounded as it rounds them; the engine times drafting and
+verifying a round together, never apart)."""
 
 from __future__ import annotations
 
@@ -96,10 +97,32 @@ def engine_time_html(race: EngineRace) -> str:
     return f'<div class="why-fig-title">{esc(t("engine.own_clock"))}</div>{"".join(bars)}{keys}'
 
 
+def round_costs_html(race: EngineRace) -> str:
+    """What one round of drafting and verifying cost on the engine's own timings against the tokens it kept, and
+    whether drafting pays, from the race's ``engine.round_costs`` (app/engine/costs.py); one line where the engine
+    drafted but reported no decode timings, nothing where it drafted nothing (the verdict says so)."""
+    costs = race.engine.get("round_costs")
+    if not costs:
+        drafted = sum(x.drafted for x in race.result.assisted.rounds)
+        return f'<div class="why-note">{esc(t("engine.round_untimed"))}</div>' if drafted else ""
+    values = {"ms": f"{costs['round_ms']:.0f}", "cost": f"{costs['round_in_plain_steps']:.1f}",
+              "step": f"{costs['plain_step_ms']:.0f}", "drafted": f"{costs['drafted_per_round']:.1f}",
+              "kept": f"{costs['tokens_per_round']:.1f}"}
+    items = [(f"{values['ms']} ms", "engine.round_ms", "engine.round_ms_tip"),
+             (values["cost"], "engine.round_steps", "engine.round_steps_tip"),
+             (values["drafted"], "engine.round_drafted", "engine.round_drafted_tip"),
+             (values["kept"], "engine.round_kept", "engine.round_kept_tip")]
+    nums = "".join(f'<div class="why-num" title="{esc(t(tip, **values))}"><b>{esc(value)}</b>'
+                   f'<span>{esc(t(key))}</span></div>' for value, key, tip in items)
+    sentence = t("engine.round_pays" if costs["pays"] else "engine.round_loses", **values)
+    return (f'<div class="why-fig-title">{esc(t("engine.round_title", rounds=costs["rounds"]))}</div>'
+            f'<div class="why-nums">{nums}</div><div class="why-note why-copy">{esc(sentence)}</div>')
+
+
 def engine_why_html(race: EngineRace) -> str:
     """The why panel of an engine race: the verdict in words, acceptance by draft position (from the engine's
-    rounds), and where the time went on the engine's own clock; no draft/verify split, which the engine does not
-    report."""
+    rounds), where the time went on the engine's own clock, and what a round of drafting and verifying cost there
+    against the tokens it kept (:func:`round_costs_html`)."""
     r = race.result
     words, kind = speedup_words(r.verdict)
     how = f'{esc(race.engine.get("name", "engine"))} \u00b7 {esc(mode_label("sequential", r.verdict.measured))}'
@@ -108,4 +131,4 @@ def engine_why_html(race: EngineRace) -> str:
             f'<span class="why-mode">{how}</span></div>'
             f'<div class="why-verdict">{esc(engine_verdict(race))}</div>'
             f'<div class="why-figs"><div class="why-fig">{positions_html(r, None)}</div>'
-            f'<div class="why-fig">{engine_time_html(race)}</div></div></div>')
+            f'<div class="why-fig">{engine_time_html(race)}{round_costs_html(race)}</div></div></div>')

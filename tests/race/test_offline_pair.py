@@ -36,8 +36,23 @@ def drafter_setup():
     MODEL_CACHE.clear()
 
 
-def test_greedy_assisted_equals_plain_on_the_real_pair(drafter_setup):
-    result = RaceRun(RaceRequest(offline_drafter(), CODE_EDIT, None, OPERATOR)).run().to_dict()  # on the loaded pair
+@pytest.fixture(scope="module")
+def race(drafter_setup) -> dict:
+    """One race of the pair (its JSON), shared: its plain side is the target's own greedy choice."""
+    return RaceRun(RaceRequest(offline_drafter(), CODE_EDIT, None, OPERATOR)).run().to_dict()  # on the loaded pair
+
+
+@pytest.fixture(scope="module")
+def prompt_logits(drafter_setup):
+    """The target's logits over the prompt, one forward pass shared (a pass of the 1.5B costs seconds on a CPU)."""
+    import torch
+
+    with torch.no_grad():
+        return drafter_setup.target.model(drafter_setup.input_ids).logits
+
+
+def test_greedy_assisted_equals_plain_on_the_real_pair(race):
+    result = race
     assert "errors" not in result, result.get("errors")
     assert result["identical"] is True, result.get("divergence")
     drafted = sum(r["drafted"] for r in result["assisted"]["rounds"])
@@ -46,23 +61,22 @@ def test_greedy_assisted_equals_plain_on_the_real_pair(drafter_setup):
     assert "qwen2.5-coder-1.5b" in result["target"] and "qwen2.5-coder-0.5b" in result["assistant"]
 
 
-def test_the_target_head_computes_float32_logits(drafter_setup):
+def test_the_target_head_computes_float32_logits(drafter_setup, prompt_logits):
     import torch
 
-    logits = drafter_setup.target.model(drafter_setup.input_ids).logits
-    assert logits.dtype == torch.float32  # no two candidates tie by bfloat16 rounding
+    assert prompt_logits.dtype == torch.float32  # no two candidates tie by bfloat16 rounding
     assert next(drafter_setup.target.model.model.parameters()).dtype == torch.bfloat16
 
 
-def test_a_divergence_is_explained_with_the_targets_top_two(drafter_setup):
-    setup = drafter_setup
+def test_a_divergence_is_explained_with_the_targets_top_two(drafter_setup, race, prompt_logits):
+    """As if the assisted side had taken the target's runner-up at the first token: explain()'s own pass must find
+    the race's plain token first and the forged one second."""
+    setup, plain = drafter_setup, race["baseline"]["token_ids"]
+    second = next(i for i in prompt_logits[0, -1].topk(2).indices.tolist() if i != plain[0])
+    forged = [second, *plain[1:]]
     with setup.tokenizers.borrow() as tok:
-        plain = setup.target.model.generate(setup.input_ids, attention_mask=setup.attention_mask, max_new_tokens=3,
-                                            do_sample=False)[0, setup.input_ids.shape[1]:].tolist()
-        second = explain(setup.target.model, tok, setup.input_ids, plain, plain, 0)["top_two"][1]["id"]
-        forged = [second, *plain[1:]]  # as if the assisted side had taken the runner-up at the first token
         d = explain(setup.target.model, tok, setup.input_ids, plain, forged, 0)
     assert d["plain"]["id"] == plain[0] and d["assisted"]["id"] == second
-    assert d["top_two"][0]["id"] == plain[0] and d["plain"]["p"] >= d["assisted"]["p"]
+    assert [t["id"] for t in d["top_two"]] == [plain[0], second] and d["plain"]["p"] >= d["assisted"]["p"]
     assert d["near_tie"] == (math.log(d["plain"]["p"] / d["assisted"]["p"]) < 0.25)
     assert ("near-tie" in d["explanation"]) if d["near_tie"] else ("real loss" in d["explanation"])

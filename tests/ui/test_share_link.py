@@ -203,7 +203,7 @@ def test_one_job_per_visitor_on_a_public_page(monkeypatch):
         race = next(e for e in page_events.queued_events(app.demo) if e["name"] == "race")
         names = [p.name for p in parameters()]
         data = [p["props"].get("value") for p in race["inputs"]]
-        data[names.index("prompt")], data[names.index("max_new_tokens")] = "Count: one, two, three, four,", 48
+        data[names.index("prompt")], data[names.index("max_new_tokens")] = "Count: one, two, three, four,", 8
         with httpx.Client(timeout=60, headers={"X-Forwarded-For": "81.2.69.160"}) as http:
             first = threading.Thread(target=page_events.send, args=(http, url, race["fn_index"], data, 120))
             try:

@@ -119,6 +119,16 @@ def test_tune_the_sampling_check_and_preset_parameters_refuse_an_engine(engine_a
         list(measure(preset=ENGINE, prompt="x", num_assistant_tokens=3))
 
 
+def test_the_why_panel_costs_a_round_from_the_engine_s_own_timings(engine_pair):
+    """The fakes: 6 rounds of 12 ms each, 1.2 steps of plain's 10 ms, keeping 1.7 tokens each (tests/engine_fake.py)."""
+    assisted, plain = engine_pair
+    app = build_app(UIConfig(endpoints=(EngineTarget("local", assisted.url, plain.url),)))
+    ui, handlers = app.race.ui, app.race.handlers
+    why = list(handlers.race_click(Session(), FAIR, *_controls()))[-1][ui.why]
+    assert "own clock" in why and "Drafting pays" in why, why
+    assert all(figure in why for figure in ("12 ms", "1.2 plain steps", "10 ms each", "1.7 tokens", "0.8 tokens"))
+
+
 def test_a_dead_engine_is_one_line_and_leaves_no_thread(engine_pair):
     """The fakes: the assisted engine down before the race (refused connection)."""
     assisted, plain = engine_pair

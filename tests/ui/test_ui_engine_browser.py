@@ -1,10 +1,12 @@
 """An engine race as a visitor sees it (docs/DESIGN.md §4.7), in headless Chromium: the page launched with the real
 llama-server pair offered as the engine "local" (tests/conftest.py ``llama_pair``), the engine picked in the preset
 list, Race pressed; both panes fill through the one player, the engine's own figures stand beside the arena's clock,
-the page never shows the engine's address, and nothing is wider than a 390 px phone. The README's engine picture
-comes from here (ARENA_UPDATE_SCREENSHOTS=1)."""
+the why panel costs a round from the engine's own timings, the page never shows the engine's address, and nothing is
+wider than a 390 px phone. The README's engine picture comes from here (ARENA_UPDATE_SCREENSHOTS=1)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -47,6 +49,8 @@ def test_an_engine_race_on_the_page(engine_url, browser, tmp_path, width, height
     for side in ("baseline", "assisted"):
         assert page.locator(f"#race-row .pane-{side} .tok").count() > 0, side
     assert page.locator("#race-row .pane-assisted .tok.tok-accepted").count() > 0
+    expect(page.locator("#why")).to_contain_text("plain steps a round costs")  # a round's cost, the engine's timings
+    expect(page.locator("#why")).to_contain_text(re.compile(r"Drafting (pays|loses): a round drafted"))
     text = page.locator("body").inner_text()
     assert not any(address in text or address.split("//")[1] in text for address in addresses)
     assert fits(page) == [], fits(page)
