@@ -19,7 +19,7 @@ def mode_words(mode: str) -> tuple[str, str]:
 
 
 #: The same in English (the command line's replay summary).
-MODE_LABELS = {m: (table("en")["words"][f"figures.mode.{m}"], table("en")["words"][f"figures.mode.{m}_note"])
+MODE_LABELS = {m: (table("en")[f"figures.mode.{m}"], table("en")[f"figures.mode.{m}_note"])
                for m in ("sequential", "concurrent")}
 
 

@@ -21,7 +21,7 @@ def localized(key: str, english: str) -> str:
     """`key`'s text in the current language; `english` (the source's own text) in English or where it is missing."""
     if language() == DEFAULT or not english:
         return english
-    return table(language())["words"].get(key, english)
+    return table(language()).get(key, english)
 
 
 def preset_text(preset: Any, field: str) -> str:
@@ -41,7 +41,7 @@ def example_notes(preset: Any) -> list[str]:
 
 def examples_note() -> str:
     """Why the example prompts are in English (empty in English)."""
-    return "" if language() == DEFAULT else table(language())["words"].get("presets.note", "")
+    return "" if language() == DEFAULT else table(language()).get("presets.note", "")
 
 
 #: The mark of each group in the preset list: filled where a preset runs offline.
@@ -52,7 +52,7 @@ def preset_choice_text(preset: Any) -> str:
     """A preset's entry in the preset list: its group, id and title ("● Runs offline here · offline-prompt-lookup —
     Offline: ...")."""
     group = WHERE.get(preset.where, "hub")
-    return (f"{GROUP_ICONS[group]} {localized(f'group.{group}', table(DEFAULT)['words'][f'group.{group}'])} \u00b7 "
+    return (f"{GROUP_ICONS[group]} {localized(f'group.{group}', table(DEFAULT)[f'group.{group}'])} \u00b7 "
             f"{preset.id} \u2014 {preset_text(preset, 'title')}")
 
 

@@ -45,7 +45,7 @@ def machine_words(env: dict[str, Any]) -> str:
 def title_words(entry: GalleryEntry) -> str:
     """A gallery race's title in the current language (its own English title where the tables have none)."""
     key = "replay.title." + entry.file.removesuffix(".json")
-    return t(key) if key in table("en")["words"] else entry.title
+    return t(key) if key in table("en") else entry.title
 
 
 def recording_status(trace: Trace, name: str) -> str:

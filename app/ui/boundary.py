@@ -97,7 +97,7 @@ def control_name(component: Any) -> str:
     for most labels: app/ui/language.py ``label``), else its element id or its kind; never the key itself."""
     name = getattr(component, "label", None)
     if isinstance(name, I18nData):
-        name = t(name.key) if name.key in table(DEFAULT)["words"] else None
+        name = t(name.key) if name.key in table(DEFAULT) else None
     name = name or getattr(component, "elem_id", None) or type(component).__name__
     return clean(" ".join(str(name).split()))
 

@@ -35,8 +35,8 @@ def test_every_language_has_every_key_with_the_same_placeholders(lang):
 
 @pytest.mark.parametrize("lang", OTHERS)
 def test_no_text_is_left_in_english(lang):
-    words = table(lang)["words"]
-    left = [k for k, text in table(DEFAULT)["words"].items()
+    words = table(lang)
+    left = [k for k, text in table(DEFAULT).items()
             if words.get(k) == text and re.search(r"[A-Za-z]{3}", text) and not SAME_EVERYWHERE.match(text)]
     assert not left, (lang, left[:20])
 
@@ -65,7 +65,7 @@ def test_every_key_the_code_asks_for_has_an_english_text():
     list's, the knobs' and the engines' entries, app/ui/page.py ``launch_kwargs``)."""
     from app.ui.page import launch_kwargs
 
-    english, gradio = table(DEFAULT)["words"], launch_kwargs()["i18n"].translations[DEFAULT]
+    english, gradio = table(DEFAULT), launch_kwargs()["i18n"].translations[DEFAULT]
     missing = sorted(f"{key} ({where})" for fn, key, where in _asked_keys()
                      if key not in english and not (fn == "label" and key in gradio))
     assert not missing, missing[:20]

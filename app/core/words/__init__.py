@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import json
-import re
 import string
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,7 +29,6 @@ LANGUAGES = {"en": "English", "ko": "\ud55c\uad6d\uc5b4", "id": "Bahasa Indonesi
 DEFAULT = "en"
 _CURRENT: ContextVar[str] = ContextVar("arena_language", default=DEFAULT)
 _FOLDER = Path(__file__).parent
-_PLACEHOLDER = re.compile(r"\{(\w+)(?::[^{}]*)?\}")
 #: Where the gettext catalogs are: ``<lang>/LC_MESSAGES/messages.po`` (and the template ``messages.pot``).
 LOCALE = _FOLDER / "locale"
 DOMAIN = "messages"
@@ -44,12 +42,12 @@ def files(lang: str) -> dict[str, dict[str, str]]:
 
 
 @lru_cache(maxsize=None)
-def table(lang: str) -> dict[str, Any]:
-    """`lang`'s table of keys: ``words`` (key -> text, every surface's file together)."""
+def table(lang: str) -> dict[str, str]:
+    """`lang`'s table of keys: key -> text, every surface's file together."""
     merged: dict[str, str] = {}
     for part in files(lang).values():
         merged.update(part)
-    return {"words": merged}
+    return merged
 
 
 def language() -> str:
@@ -70,31 +68,29 @@ def speaking(lang: str | None) -> Iterator[str]:
 def t(key: str, /, **values: Any) -> str:
     """The text of `key` in the current language (English where a table lacks it, which the tests forbid), with
     `values` formatted into its ``{placeholders}``."""
-    words = table(language())["words"]
+    words = table(language())
     text = words.get(key)
     if text is None:
-        text = table(DEFAULT)["words"][key]  # a KeyError here is a key missing from English: a bug
+        text = table(DEFAULT)[key]  # a KeyError here is a key missing from English: a bug
     return text.format(**values) if values else text
 
 
 def words(prefix: str) -> dict[str, str]:
     """Every key under ``prefix.`` in the current language, without the prefix (the player's words)."""
     start = prefix + "."
-    return {k[len(start):]: t(k) for k in table(DEFAULT)["words"] if k.startswith(start)}
+    return {k[len(start):]: t(k) for k in table(DEFAULT) if k.startswith(start)}
 
 
 def ui_words(lang: str) -> dict[str, str]:
     """The words of `lang` that gradio translates in the browser (the components' labels, help texts and choices:
     keys under ``ui.``), for ``gr.I18n``; English where a table lacks one."""
-    english = {k: v for k, v in table(DEFAULT)["words"].items() if k.startswith("ui.")}
-    return {**english, **{k: v for k, v in table(lang)["words"].items() if k.startswith("ui.")}}
+    english = {k: v for k, v in table(DEFAULT).items() if k.startswith("ui.")}
+    return {**english, **{k: v for k, v in table(lang).items() if k.startswith("ui.")}}
 
 
 def placeholders(text: str) -> set[str]:
-    """The names of the ``{placeholders}`` in `text`."""
-    return set(_PLACEHOLDER.findall(text))
-
-
+    """The names of the ``{placeholders}`` in `text` (:func:`fields`, without their format specs)."""
+    return {name for name, _ in fields(text)}
 
 
 class Message(str):
