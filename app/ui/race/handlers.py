@@ -43,7 +43,7 @@ from ...render.hardware import hardware_html
 #: Seconds between two frames of a running race (the player draws in between).
 TICK = 0.15
 #: Seconds between two frames while the player still replays plain's run after the assisted side ended.
-GHOST_TICK = 0.25
+REPLAY_TICK = 0.25
 
 
 def plain_provenance(result: RaceResult) -> str:
@@ -218,7 +218,7 @@ class RaceHandlers:
         yield {**frame(), **self.hardware(session)}
         result = yield from run_streaming(run.run, frame, TICK, "race-reader")
         while (left := replay.left(run.snapshot())) > 0 and not session.cancel.is_set() and not result.errors:
-            time.sleep(min(GHOST_TICK, left))  # the player still replays plain's run: the race is not over
+            time.sleep(min(REPLAY_TICK, left))  # the player still replays plain's run: the race is not over
             yield frame()
         return result
 
