@@ -207,7 +207,8 @@ def test_share_link_reopens_the_replay_on_a_public_page(space_server, browser, s
     shared = load(context.new_page(), link, ready=False)
     shared.get_by_role("tab", name="Replay").click()
     expect(shared.locator("#replay-status")).to_contain_text(load_gallery().entries[1].title)
-    expect(shared.frame_locator("iframe.replay-frame").locator("#recording")).to_contain_text("Not a live run")
+    expect(shared.frame_locator("iframe.replay-frame").locator("#recording")).to_contain_text(  # the frame's page
+        "Not a live run", timeout=30_000)  # loads after the status: on a busy machine that took over the 5 s default
     context.close()
 
 
