@@ -1,6 +1,7 @@
-"""The data of a race while it runs (docs/DESIGN.md §4.9): each frame built from the race's snapshot, for the player
-in the browser. The server only says what happened (tokens, times, phases); the player draws it, ticks the rates and
-replays plain's run in a fair race (so nothing here runs per drawn frame)."""
+"""The two panes of a race (docs/DESIGN.md §4.9): their subtitles and the legend of the token statuses (§3), and the
+data of a race while it runs, each frame built from the race's snapshot for the player in the browser. The server only
+says what happened (tokens, times, phases); the player (app/render/player.js) draws every token span and its tooltip,
+ticks the rates and replays plain's run in a fair race (so nothing here runs per drawn frame)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,29 @@ from typing import Any
 
 from ..race.protocol import RaceSnapshot, Side, SideSnapshot, Status, Token
 from ..race.result import RaceResult
-from .race_data import SideCodec, clock_time, next_race_id, race_data, shown_divergence, side_data
+from ..core.sources import short_name
 from ..core.words import t, translate
+from .html import esc
+from .race_data import SideCodec, clock_time, next_race_id, race_data, shown_divergence, side_data
+from .statuses import status_table
+
+
+def subtitles(method_title: str, target: str, assistant: str | None) -> tuple[str, str]:
+    """The two panes' subtitles: what runs on each side."""
+    helper = f" + {short_name(assistant)}" if assistant else ""
+    return (t("pane.plain_subtitle", target=short_name(target)),
+            t("pane.assisted_subtitle", method=method_title, target=short_name(target), helper=helper))
+
+
+def legend_html() -> str:
+    """The colour/underline key of the assisted pane, and how to see a rejected draft."""
+    items = [f'<span class="legend-item" title="{esc(x.meaning)}"><span class="tok tok-{s}">{esc(x.label)}</span>'
+             f'<span class="legend-text">{esc(x.short)}</span></span>' for s, x in status_table().items()]
+    items.append(f'<span class="legend-item" title="{esc(t("legend.rejected_title"))}">'
+                 f'<del class="rej">{esc(t("legend.rejected"))}</del><span class="legend-text">'
+                 f'{esc(t("legend.rejected_how"))}</span></span>')
+    return f'<div class="tok-legend" role="list" aria-label="{esc(t("legend.aria"))}">{"".join(items)}</div>'
+
 
 def title(side: str) -> str:
     """A pane's title ("Plain", "Assisted") in the current language."""

@@ -14,7 +14,7 @@ from .figures import (badge_html, mode_words, card_html, race_cards, round_times
                       verdict_lead)
 from .html import esc
 from .hardware import versions_text, when_text
-from .panes import legend_html, subtitles
+from .live import legend_html, subtitles
 from .player import JS, REPLAY_BOOT, SPEEDS
 from .race_data import recorded_data
 from .replay_tab import html_t, machine_words

@@ -22,11 +22,12 @@ from app.race.protocol import Round, Token
 from app.race.result import AssistedResult, RaceResult, SideResult
 from app.render.figures import badge_html, rounds_chart_html, race_stats_html
 from app.render.hardware import hardware_html
-from app.render.panes import legend_html
+from app.render.live import legend_html
 from app.ui.config import UIConfig, parse_args
 from app.render.status import status_html
 from app.ui.page import build_app, launch_kwargs
-from app.ui.race.controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_choices, preset_state, request_from_controls
+from app.ui.race.controls import CONCURRENT, CONTROL_NAMES, SAMPLING, preset_choices, preset_state
+from app.ui.race.entry import request_from_controls
 from app.ui.race.session import Session
 
 from tests.helpers import by_elem_id

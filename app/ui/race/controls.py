@@ -1,20 +1,17 @@
-"""What the Race tab's controls show for a preset, and the request their values make through the same override
-path as the CLI and the API (plain values, no gradio)."""
+"""What the Race tab's controls show for a preset (plain values, no gradio); the request their values make is
+app/ui/race/entry.py's."""
 
 from __future__ import annotations
 
 from itertools import zip_longest
 from typing import Any
 
-from ...core.errors import ArenaError
-from ...core.knobs import KNOBS, REQUEST, blank
+from ...core.knobs import KNOBS
 from ...core.presets import Preset, get_preset, load_presets
-from ...core.requests import Limits, RaceRequest, build_request
 from ...race.methods import METHODS, get_method
 from ...core.words import t
 from ...render.method_card import method_card_html
 from ...render.preset_words import example_notes, method_text, preset_choice_text
-from ..engines import engine_name
 from ..language import label
 
 #: Control values the race/measure events receive, in this order (after session and toggle).
@@ -94,25 +91,3 @@ def preset_state(preset_id: str, prompt: str | None, cap: int) -> dict[str, Any]
         "examples": [list(x) for x in zip_longest(preset.example_prompts, example_notes(preset), fillvalue="")],
         "prompt": prompt if keep else (preset.example_prompts[0] if preset.example_prompts else (prompt or "")),
     }
-
-
-def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest:
-    """A request from the controls (CONTROL_NAMES) under the server's `limits`; ArenaError for invalid values.
-
-    The active method's knobs come from their controls (blank: transformers' default), the others are cleared (a
-    method rejects knobs it does not take); an empty target/assistant box keeps the preset's model.
-    """
-    engine = engine_name(values.get("preset"))
-    if engine is not None:
-        raise ArenaError(t("engine.race_only", engine=engine))
-    method = get_method(get_preset(values["preset"]).method)
-    knobs = {name: values.get(name) if name in method.knobs else None for name in KNOBS}
-    changes = {name: None if blank(v) or v == DEFAULT_SCHEDULE else v for name, v in knobs.items()}
-    changes["target"] = values.get("target")
-    if method.needs_assistant:
-        changes["assistant"] = values.get("assistant")
-    changes.update({n: values[n] for n in ("chat_template", "max_new_tokens") if values.get(n) is not None})
-    changes["do_sample"] = values.get("decoding") == SAMPLING
-    if changes["do_sample"]:
-        changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})
-    return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST, limits)

@@ -8,6 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ...core.errors import ArenaError
+from ...core.knobs import KNOBS, REQUEST, blank
+from ...core.presets import get_preset
+from ...core.requests import Limits, RaceRequest, build_request
 from ...core.words import t
 from ...engine.run import EngineRun
 from ...engine.target import EngineTarget
@@ -17,13 +21,13 @@ from ...race.methods import get_method
 from ...race.protocol import Run
 from ...race.result import RaceResult
 from ...render.engine_panel import engine_cards_html, engine_why_html
-from ...render.panes import subtitles
+from ...render.live import subtitles
 from ...render.preset_words import method_text
 from ...render.why_panel import why_panel_html
 from ...replay.tracefile import build_trace, engine_trace
 from ..config import UIConfig
-from ..engines import chosen_target
-from .controls import request_from_controls
+from ..engines import chosen_target, engine_name
+from .controls import DEFAULT_SCHEDULE, SAMPLING
 from .engine import engine_request
 
 
@@ -58,6 +62,28 @@ def engine_titles(target: EngineTarget, model: str | None) -> tuple[str, str]:
     model = model or target.model or target.name
     return t("engine.plain_title", engine=target.engine, model=model), t("engine.spec_title", engine=target.engine,
                                                                          model=model)
+
+
+def request_from_controls(values: dict[str, Any], limits: Limits) -> RaceRequest:
+    """A request from the controls (CONTROL_NAMES) under the server's `limits`; ArenaError for invalid values.
+
+    The active method's knobs come from their controls (blank: transformers' default), the others are cleared (a
+    method rejects knobs it does not take); an empty target/assistant box keeps the preset's model.
+    """
+    engine = engine_name(values.get("preset"))
+    if engine is not None:
+        raise ArenaError(t("engine.race_only", engine=engine))
+    method = get_method(get_preset(values["preset"]).method)
+    knobs = {name: values.get(name) if name in method.knobs else None for name in KNOBS}
+    changes = {name: None if blank(v) or v == DEFAULT_SCHEDULE else v for name, v in knobs.items()}
+    changes["target"] = values.get("target")
+    if method.needs_assistant:
+        changes["assistant"] = values.get("assistant")
+    changes.update({n: values[n] for n in ("chat_template", "max_new_tokens") if values.get(n) is not None})
+    changes["do_sample"] = values.get("decoding") == SAMPLING
+    if changes["do_sample"]:
+        changes.update({n: values[n] for n in ("temperature", "top_p") if values.get(n) is not None})
+    return build_request(values["preset"], values.get("prompt") or "", changes, values.get("seed"), REQUEST, limits)
 
 
 def entry_from_controls(values: dict[str, Any], config: UIConfig, sequential: bool) -> Entry:

@@ -25,16 +25,14 @@ from ...render.status import status_html
 from ..streaming import run_streaming
 from ..replay.files import RaceDownloads
 from ..uploads import whole_index
-from .controls import (CONCURRENT, CONTROL_NAMES, SAMPLING, example_headers, methods_overview, preset_state,
-                       request_from_controls)
-from ...render.panes import legend_html
+from .controls import CONCURRENT, CONTROL_NAMES, SAMPLING, example_headers, methods_overview, preset_state
+from ...render.live import LiveFrames, legend_html
 from ...render.race_data import idle_data
 from ...render.sampling_check import empty_html
 from .engine import engine_state
-from .entry import Entry, entry_from_controls
+from .entry import Entry, entry_from_controls, request_from_controls
 from ..engines import chosen_target
 from ...render.why_panel import speedup_words, why_panel_html
-from ...render.live import LiveFrames
 from ...render.race_data import clock_time
 from .session import Session
 from ...render.figures import rounds_chart_html, race_stats_html

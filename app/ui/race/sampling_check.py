@@ -19,7 +19,8 @@ from ...core.words import t, translate
 from ...render.status import status_html
 from ..language import label
 from ..streaming import PerSession, run_streaming
-from .controls import CONTROL_NAMES, request_from_controls
+from .controls import CONTROL_NAMES
+from .entry import request_from_controls
 from ...render.sampling_check import check_html, empty_html
 
 #: The page's defaults: on the offline default preset these take about two minutes on a 2-core CPU (README).

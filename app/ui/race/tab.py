@@ -22,7 +22,7 @@ from .controls import (DEFAULT_SCHEDULE, GREEDY, RACE_MODES, SAMPLING, default_r
                        methods_overview, preset_choices, preset_state)
 from .sampling_check import SamplingCheckPanel
 from .handlers import RaceHandlers, RaceUI
-from ...render.panes import legend_html
+from ...render.live import legend_html
 from ...render.player import GRADIO_MOUNT, SHOW_PANES_JS, SHOW_REJECTED_JS
 from ...render.race_data import idle_data
 from ...render.why_panel import why_panel_html
