@@ -4,6 +4,7 @@ inert downloads (docs/DESIGN.md §4 and §7)."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from dataclasses import replace
@@ -48,6 +49,11 @@ def _last_status(frames: list, ui) -> str:
     return next(f[ui.status] for f in reversed(frames) if ui.status in f)
 
 
+def _unquoted(line: str) -> str:
+    """A status line with its quoted model name taken out (a long one, a test's temporary folder, is shortened)."""
+    return re.sub(r"&#x27;.*?&#x27;", "X", line)
+
+
 # ----- one way in ----------------------------------------------------------------------------------------------------
 def test_the_safe_side_is_the_default():
     limits = Limits()
@@ -72,7 +78,7 @@ def test_tune_refuses_a_local_folder_with_the_same_line_as_race(built, tiny, mon
     assert "looks like a local path" in lines["tune"] and "--allow-local-models" in lines["tune"]
     for folder in ("/etc", os.path.expanduser("~/.ssh"), "/nonexistent"):  # no oracle for which folders exist
         line = _last_status(list(handlers.tune_stream(Session(), *_controls(target=folder))), ui)
-        assert line.replace(folder, "X") == lines["tune"].replace(tiny["llama_target"], "X")
+        assert _unquoted(line) == _unquoted(lines["tune"]) and folder in line
     assert MODEL_CACHE.load_count == loads
 
 
