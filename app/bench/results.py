@@ -12,7 +12,7 @@ from typing import Any
 from ..core.errors import ArenaError
 from ..core.cells import csv_cell
 from ..core.requests import read_text_file
-from ..core.words import msg
+from ..core.words import message_data, message_from, msg
 from .regret import regret_report
 from .stats import ROW_KEYS, cells, overall
 
@@ -55,7 +55,7 @@ class BenchResult:
         regret = self.regret
         return {"format": FORMAT, "environment": self.environment, "settings": self.settings, "stopped": self.stopped,
                 "cells": self.cells, "overall": self.overall, **({"regret": regret} if regret else {}),
-                "runs": list(self.rows)}
+                "runs": [_with_message(row) for row in self.rows]}
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> "BenchResult":
@@ -71,7 +71,16 @@ class BenchResult:
                 raise ArenaError(msg("{where}: runs[{i}] lacks {missing}", where=where, i=i, missing=', '.join(missing)))
         _check_regret(data.get("settings"), where)
         rows = [{k: (run.get(k) or []) if k in LIST_COLUMNS else run.get(k) for k in ROW_KEYS} for run in runs]
+        for row, run in zip(rows, runs):
+            row["verdict_reason"] = message_from(row["verdict_reason"], run.get("verdict_message"))
         return cls(rows, data.get("settings") or {}, data.get("environment") or {}, bool(data.get("stopped")))
+
+
+def _with_message(row: dict[str, Any]) -> dict[str, Any]:
+    """A run as results.json keeps it: its row, and its verdict's reason as a message (``verdict_message``: template and
+    values, docs/DESIGN.md §4.4), so a page in another language reads the file's reasons whole."""
+    data = message_data(row.get("verdict_reason"))
+    return {**row, "verdict_message": data} if data else dict(row)
 
 
 def _check_regret(settings: Any, where: str) -> None:

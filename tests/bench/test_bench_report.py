@@ -14,6 +14,8 @@ from app.bench.stats import make_row
 from app.bench.suite import SuitePrompt
 from app.bench.summary import summary_markdown
 from app.core.errors import ArenaError
+from app.core.words import catalog, join, msg, speaking, translate
+from app.render.bench_tab import left_out_html
 from tests.fakes import ROUNDS, fake_result, lookup_preset
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -85,3 +87,38 @@ def test_results_json_round_trip_and_bad_files(tmp_path):
         load_results(tmp_path / "bad.json")
     with pytest.raises(ArenaError, match="Cannot write the results into"):
         write_results(result, tmp_path / "results.json" / "sub", {}, "")
+
+
+STOPPED = "the race was stopped before both sides finished, so it has no verdict"
+NOISE = "within this race's noise (\u00b1{band}, from the spread of plain's steps)"
+
+
+def test_a_saved_file_s_verdict_reasons_read_whole_in_korean(tmp_path):
+    """A results.json keeps each reason's message beside its English text, so the Benchmark tab in Korean shows a
+    file's left-out races' reasons translated whole (they were English before: the file has no figures to rebuild
+    them from); a message that does not match its English text, or names a template of no catalog, is not used."""
+    rows = rows_for({("a", "qa"): [0.5, 0.9, 0.8]})
+    reasons = [msg(STOPPED), join([msg(NOISE, band="0.05"), msg(STOPPED)], "; ")]
+    for row, reason in zip(rows, reasons):
+        row["verdict"], row["verdict_reason"] = "unmeasured", reason
+    write_results(BenchResult(rows, {"repeats": 1}, {"device": "cpu"}), tmp_path, {}, "# s\n")
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["runs"][0]["verdict_message"] == {"template": STOPPED, "values": {}}
+    assert data["runs"][1]["verdict_reason"] == str.__str__(reasons[1])  # the English sentence stays the contract
+    assert "verdict_message" not in data["runs"][2] and "verdict_message" not in (tmp_path / "results.csv").read_text()
+    back = load_results(tmp_path / "results.json")
+    ko = catalog("ko")
+    with speaking("ko"):
+        html = left_out_html(back)
+        assert translate(back.rows[0]["verdict_reason"]) == ko[STOPPED]
+        assert translate(back.rows[1]["verdict_reason"]) == f"{ko[NOISE].format(band='0.05')}; {ko[STOPPED]}"
+    assert ko[STOPPED] in html and STOPPED not in html
+
+    forged = json.loads(json.dumps(data))
+    forged["runs"][0]["verdict_message"] = {"template": "{part0.__class__}", "values": {"part0": "x"}}
+    forged["runs"][1]["verdict_message"]["values"]["part0"]["values"]["band"] = "0.99"  # no longer its English text
+    (tmp_path / "forged.json").write_text(json.dumps(forged), encoding="utf-8")
+    back = load_results(tmp_path / "forged.json")
+    assert [type(r["verdict_reason"]) for r in back.rows[:2]] == [str, str]
+    assert [r["verdict_reason"] for r in back.rows[:2]] == [data["runs"][0]["verdict_reason"],
+                                                            data["runs"][1]["verdict_reason"]]

@@ -148,6 +148,49 @@ def join(parts: Iterable[str], separator: str = " ") -> Message:
     return Message(separator.join(parts), template, dict(zip(names, parts)))
 
 
+def message_data(text: Any) -> dict[str, Any] | None:
+    """A :class:`Message` as JSON, for a file that keeps a sentence (a benchmark file's verdict reasons): its template and
+    its values, a value that is a Message as its own data; None for anything else (plain text)."""
+    if not isinstance(text, Message):
+        return None
+    return {"template": text.template,
+            "values": {k: message_data(v) if isinstance(v, Message) else v for k, v in text.values.items()}}
+
+
+def _known_template(template: str) -> bool:
+    """Whether `template` is one of the catalogs' message ids, or a :func:`join` of parts: a file names no other."""
+    if template in catalog_ids():
+        return True
+    names = [name for name, _ in fields(template)]
+    return bool(names) and names == [f"part{i}" for i in range(len(names))] and \
+        all(spec == "" for _, spec in fields(template))
+
+
+def message_from(text: Any, data: Any) -> Any:
+    """The Message that `data` (:func:`message_data`'s) describes, when it is made of known templates and formats to
+    `text` again (the file's English sentence and the message kept beside it agree): so a file read back translates
+    whole. Anything else gives `text` as it is (plain text, shown as written)."""
+    built = _message(data)
+    return built if built is not None and isinstance(text, str) and str.__str__(built) == text else text
+
+
+def _message(data: Any) -> Message | None:
+    if not isinstance(data, dict) or not isinstance(data.get("template"), str) or not isinstance(data.get("values"), dict):
+        return None
+    template, values = data["template"], {}
+    if not _known_template(template) or {name for name, _ in fields(template)} - set(data["values"]):
+        return None
+    for name, value in data["values"].items():
+        value = _message(value) if isinstance(value, dict) else value
+        if not (isinstance(value, (str, int, float)) or value is None):
+            return None  # a bool, a list: not what msg() keeps; a nested dict that is no message
+        values[name] = value
+    try:
+        return Message(template.format_map(values), template, values)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None
+
+
 def fields(template: str) -> list[tuple[str, str]]:
     """The ``(name, format spec)`` of each replacement field of `template`, in order (str.format's parser)."""
     return [(name, spec or "") for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
@@ -162,6 +205,18 @@ def read_catalog(path: Path) -> dict[str, str]:
     with path.open("rb") as f:
         po = read_po(f)
     return {m.id: m.string for m in po if isinstance(m.id, str) and m.id and m.string and not m.fuzzy}
+
+
+@lru_cache(maxsize=None)
+def catalog_ids() -> frozenset[str]:
+    """Every message id of the catalogs (the template ``locale/messages.pot``, which ``pybabel extract`` writes)."""
+    from babel.messages.pofile import read_po
+
+    path = LOCALE / f"{DOMAIN}.pot"
+    if not path.is_file():
+        return frozenset()
+    with path.open("rb") as f:
+        return frozenset(m.id for m in read_po(f) if isinstance(m.id, str) and m.id)
 
 
 @lru_cache(maxsize=None)
