@@ -17,8 +17,10 @@ def main(argv: list[str] | None = None) -> None:
     config.apply_memory_budget()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     from app.ui.page import build_app
+    from app.ui.streaming import finish_work
 
     build_app(config).launch()
+    finish_work()  # the server has closed (Ctrl-C): no work thread may be left inside torch
 
 
 if __name__ == "__main__":

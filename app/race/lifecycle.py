@@ -7,11 +7,13 @@ one record per side, and followers read :meth:`RaceRun.snapshot`, never the reco
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import logging
 import queue
 import threading
 import time
+import weakref
 from typing import Any, Iterator
 
 from ..core.errors import ArenaError
@@ -28,6 +30,8 @@ from .result import AssistedResult, RaceResult, SideResult
 from .why import explain_race
 
 log = logging.getLogger(__name__)
+#: The races of this process whose workers started (held weakly): :func:`stop_every_race` ends them at exit.
+_STARTED: "weakref.WeakSet[RaceRun]" = weakref.WeakSet()
 
 
 class RaceRun:
@@ -139,6 +143,7 @@ class RaceRun:
             self._kept_key = kept_key(setup, self.request.seed, workers.threads_per_side or MACHINE_THREADS)
             kept = self.kept_runs.get(self._kept_key)
         self._threads = workers.start(kept)
+        _STARTED.add(self)
 
     def _kept_at(self) -> float | None:
         """When the kept plain run this race used was recorded (seconds since the epoch); None: plain ran now."""
@@ -227,6 +232,24 @@ def reap(run: RaceRun, why: str, timeout: float, label: str = "race") -> threadi
     thread = threading.Thread(target=wait, name="race-reaper", daemon=True)
     thread.start()
     return thread
+
+
+def stop_every_race(timeout: float = 30.0) -> int:
+    """Stop every race still running in this process and wait for its workers (`timeout` seconds in all); returns how
+    many were running. Registered with ``atexit``: a Ctrl-C on ``python app.py`` or the CLI in the middle of a race
+    must not leave a worker inside torch when the interpreter ends its daemon threads, which aborts the process
+    ("terminate called without an active exception", exit status -6, docs/DESIGN.md §7)."""
+    running = [run for run in list(_STARTED) if run.running()]
+    for run in running:
+        run.stop()
+    deadline = time.monotonic() + timeout
+    for run in running:
+        if not run.join(max(0.0, deadline - time.monotonic())):
+            log.warning("%s: workers still running at exit", run.label)
+    return len(running)
+
+
+atexit.register(stop_every_race)
 
 
 def run_race(request: RaceRequest, sequential: bool = False, **options: Any) -> RaceResult:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 
+import pytest
 
 from app.core.requests import RaceRequest
 from app.race import _sides
-from app.race.lifecycle import RaceRun
+from app.race.lifecycle import RaceRun, stop_every_race
 from app.race.protocol import DoneEvent, ErrorEvent, RoundEvent, TokenEvent
 from app.race.tracer import TraceStreamer
 
-from tests.helpers import LOCAL, OPERATOR, make_preset
+from tests.helpers import LOCAL, OPERATOR, ROOT, make_preset
 
 PROMPT = "The cat likes the dog and the dog likes"
 
@@ -147,3 +151,49 @@ def test_start_stop_cycles_leave_no_threads(tiny, cache):
                 race.stop()
         assert race.join(5)
     assert threading.active_count() == before
+
+
+#: A process that leaves in the middle of a race, as the CLI does on Ctrl-C ("error: interrupted", exit 130): its
+#: race's workers are inside torch's parallel loops, SmolLM2 at two threads.
+LEAVES_MID_RACE = """
+import sys, threading, time
+from app.core.requests import Limits, build_request
+from app.race.lifecycle import RaceRun
+request = build_request("offline-prompt-lookup", "Write a long story about a dragon.", {"max_new_tokens": 400},
+                        limits=Limits.operator())
+run = RaceRun(request)
+threading.Thread(target=run.run, name="race-reader", daemon=True).start()
+deadline = time.monotonic() + 120
+while time.monotonic() < deadline:
+    snap = run.snapshot()
+    if snap is not None and len(snap.sides["assisted"].tokens) >= 3:
+        break
+    time.sleep(0.02)
+print("racing", flush=True)
+sys.exit(130)
+"""
+
+
+@pytest.mark.slow
+def test_a_process_that_leaves_mid_race_exits_with_its_own_status():
+    """The interpreter ended the race's daemon workers inside torch and the process aborted ("terminate called
+    without an active exception", status -6) on every Ctrl-C mid-race; now every started race is stopped and its
+    workers joined at exit (``stop_every_race``, registered with atexit)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_WAIT_POLICY="ACTIVE")
+    proc = subprocess.run([sys.executable, "-c", LEAVES_MID_RACE], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=300)
+    assert proc.stdout == "racing\n", proc.stderr[-2000:]
+    assert proc.returncode == 130 and "terminate called" not in proc.stderr, (proc.returncode, proc.stderr[-2000:])
+
+
+def test_stop_every_race_ends_the_started_ones(tiny, cache):
+    preset = make_preset("drafter", tiny["llama_target"], tiny["llama_drafter"], num_assistant_tokens=3,
+                         max_new_tokens=4000)
+    race = race_of(preset, cache)
+    events = race.events()
+    next(events)  # started: its workers generate
+    assert race.running()
+    assert stop_every_race(30) >= 1
+    assert not race.running()  # its workers joined
+    list(events)  # the rest of the events end with both sides stopped
+    assert all(r.stopped for r in race._reader.records.values())
