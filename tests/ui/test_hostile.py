@@ -274,6 +274,25 @@ def test_a_failed_side_is_an_api_error_not_a_result(local, tiny, failing_assiste
         assert "assisted failed: the assisted side failed on purpose" in message
 
 
+def test_a_failed_side_is_the_same_line_on_the_page_in_the_visitor_s_language(local_built, tiny, failing_assisted_side):
+    """The Race button's last status says what the API and the CLI say (RaceResult.failure), and in Korean it is that
+    line translated (the page once wrote its own English "assisted: ..." line, which no catalog could translate)."""
+    from app.core.words import speaking
+    from app.ui.race.controls import CONCURRENT
+    from app.ui.race.session import Session
+    from tests.helpers import race_controls
+
+    ui, handlers = local_built.race.ui, local_built.race.handlers
+    controls = race_controls("prompt-lookup", PROMPT, 4, target=tiny["llama_target"], chat_template=False)
+    lines = {}
+    for lang in ("en", "ko"):
+        with speaking(lang):
+            frames = list(handlers.race_click(Session(), CONCURRENT, *controls))
+        lines[lang] = next(f[ui.status] for f in reversed(frames) if ui.status in f)
+    assert "status-error" in lines["en"] and "assisted failed: the assisted side failed on purpose" in lines["en"]
+    assert "assisted failed" not in lines["ko"] and "the assisted side failed on purpose" in lines["ko"]
+
+
 def test_a_failed_side_is_cli_exit_2_with_one_line(capsys, tiny, failing_assisted_side):
     for extra in ([], ["--json"], ["--sequential"]):
         line = cli_error(capsys, "race", "--preset", "prompt-lookup", "--target", tiny["llama_target"],

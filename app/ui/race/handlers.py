@@ -254,7 +254,7 @@ class RaceHandlers:
         stats = race_stats_html(result, session.paired("concurrent", entry.signature),
                                 session.paired("sequential", entry.signature), session.lossless, engine_html)
         if result.errors:
-            status = status_html("; ".join(f"{s}: {m}" for s, m in result.errors.items()), "error")
+            status = status_html(result.failure, "error")
         elif result.stopped:
             status = status_html(t("race.stopped_both"), "info")
         else:
