@@ -157,13 +157,12 @@ def message_data(text: Any) -> dict[str, Any] | None:
             "values": {k: message_data(v) if isinstance(v, Message) else v for k, v in text.values.items()}}
 
 
-def _known_template(template: str) -> bool:
-    """Whether `template` is one of the catalogs' message ids, or a :func:`join` of parts: a file names no other."""
+def _known_template(template: str, its_fields: list[tuple[str, str]]) -> bool:
+    """Whether `template` (whose :func:`fields` are `its_fields`) is one of the catalogs' message ids, or a
+    :func:`join` of parts: a file names no other."""
     if template in catalog_ids():
         return True
-    names = [name for name, _ in fields(template)]
-    return bool(names) and names == [f"part{i}" for i in range(len(names))] and \
-        all(spec == "" for _, spec in fields(template))
+    return bool(its_fields) and its_fields == [(f"part{i}", "") for i in range(len(its_fields))]
 
 
 def message_from(text: Any, data: Any) -> Any:
@@ -178,7 +177,8 @@ def _message(data: Any) -> Message | None:
     if not isinstance(data, dict) or not isinstance(data.get("template"), str) or not isinstance(data.get("values"), dict):
         return None
     template, values = data["template"], {}
-    if not _known_template(template) or {name for name, _ in fields(template)} - set(data["values"]):
+    its_fields = fields(template)
+    if not _known_template(template, its_fields) or {name for name, _ in its_fields} - set(data["values"]):
         return None
     for name, value in data["values"].items():
         value = _message(value) if isinstance(value, dict) else value
@@ -200,23 +200,22 @@ def read_catalog(path: Path) -> dict[str, str]:
     """The translations of the gettext catalog at `path` (a ``.po`` file, read with Babel): message id -> its
     translation. A fuzzy entry (a template reworded since it was translated, which ``pybabel update`` marks so) and an
     empty one are left out: their sentences stay English until a translator confirms them."""
+    return {m.id: m.string for m in _entries(path) if m.string and not m.fuzzy}
+
+
+def _entries(path: Path) -> list[Any]:
+    """The messages of the gettext catalog or template at `path` that have a (singular) message id, read with Babel."""
     from babel.messages.pofile import read_po
 
     with path.open("rb") as f:
-        po = read_po(f)
-    return {m.id: m.string for m in po if isinstance(m.id, str) and m.id and m.string and not m.fuzzy}
+        return [m for m in read_po(f) if isinstance(m.id, str) and m.id]
 
 
 @lru_cache(maxsize=None)
 def catalog_ids() -> frozenset[str]:
     """Every message id of the catalogs (the template ``locale/messages.pot``, which ``pybabel extract`` writes)."""
-    from babel.messages.pofile import read_po
-
     path = LOCALE / f"{DOMAIN}.pot"
-    if not path.is_file():
-        return frozenset()
-    with path.open("rb") as f:
-        return frozenset(m.id for m in read_po(f) if isinstance(m.id, str) and m.id)
+    return frozenset(m.id for m in _entries(path)) if path.is_file() else frozenset()
 
 
 @lru_cache(maxsize=None)
