@@ -162,11 +162,11 @@ class Bench:
         try:
             result = self.race_fn(preset, prompt.prompt, self.stop_event)
         except ArenaError as exc:
-            raise ArenaError(msg("{id} on prompt {id_2}: {exc}", id=preset.id, id_2=prompt.id, exc=exc)) from None
+            raise ArenaError(msg("{preset} on prompt {prompt}: {exc}", preset=preset.id, prompt=prompt.id, exc=exc)) from None
         if result.errors and not (result.stopped or self.stop_event.is_set()):
             side, message = next(iter(result.errors.items()))
-            raise ArenaError(msg("{id} on prompt {id_2}: the {side} run failed: {message}", id=preset.id, id_2=prompt.id,
-                                 side=side, message=message))
+            raise ArenaError(msg("{preset} on prompt {prompt}: the {side} run failed: {message}", preset=preset.id,
+                                 prompt=prompt.id, side=side, message=message))
         return result
 
     def _warm_up(self, preset: Preset) -> None:

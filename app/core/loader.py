@@ -210,9 +210,9 @@ def _convert_gguf(source: Source, progress: Progress | None, dtype: torch.dtype 
         return folder
     if progress:
         size_mb = (Path(source.path) / (source.gguf_file or "")).stat().st_size / 1e6
-        progress(msg("Converting {gguf_file} ({size_mb} MB) to {dtype_name} once (about {size_mb_2} s on two cores); later "
+        progress(msg("Converting {gguf_file} ({size_mb} MB) to {dtype_name} once (about {seconds} s on two cores); later "
                      "loads take seconds", gguf_file=source.gguf_file, size_mb=f"{size_mb:.0f}", dtype_name=dtype_name,
-                     size_mb_2=f"{max(15, round(size_mb / 10, -1)):.0f}"))
+                     seconds=f"{max(15, round(size_mb / 10, -1)):.0f}"))
 
     def write(tmp: Path) -> None:
         model = AutoModelForCausalLM.from_pretrained(source.path, gguf_file=source.gguf_file, dtype=dtype)

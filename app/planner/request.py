@@ -88,9 +88,9 @@ def calculator_numbers(alpha: Any, c: Any, origin: Origin = FORM, needed: bool =
     if not all(given):
         names = ("--alpha", "--c") if origin.kind == "flag" else ("alpha (acceptance rate, 0-1)", "c (draft step / "
                                                                    "target step)")
-        raise ArenaError((msg("Give both {names} and {names_2} for the calculator.", names=names[0], names_2=names[1])
-                          if needed else msg("Give both {names} and {names_2} for the calculator (or neither, to measure "
-                                             "them).", names=names[0], names_2=names[1])))
+        raise ArenaError((msg("Give both {first} and {second} for the calculator.", first=names[0], second=names[1])
+                          if needed else msg("Give both {first} and {second} for the calculator (or neither, to measure "
+                                             "them).", first=names[0], second=names[1])))
     return PLAN_NUMBERS["alpha"].check(alpha, origin), PLAN_NUMBERS["c"].check(c, origin)
 
 

@@ -126,9 +126,10 @@ class SameVocabularyDrafter(Method):
     def check_models(self, preset, target, assistant, target_tok, assistant_tok):
         if not _same_vocabulary(target_tok, assistant_tok, target, assistant):
             raise ArenaError(msg("The assistant {assistant} uses a different vocabulary than the target {target} "
-                                 "({vocab_size} vs {vocab_size_2} tokens): use the uad method (universal assisted decoding), "
-                                 "which translates between tokenizers.", assistant=preset.assistant, target=preset.target,
-                                 vocab_size=_text_config(assistant).vocab_size, vocab_size_2=_text_config(target).vocab_size))
+                                 "({assistant_vocab} vs {target_vocab} tokens): use the uad method (universal assisted "
+                                 "decoding), which translates between tokenizers.", assistant=preset.assistant,
+                                 target=preset.target, assistant_vocab=_text_config(assistant).vocab_size,
+                                 target_vocab=_text_config(target).vocab_size))
 
 
 class Drafter(SameVocabularyDrafter):
@@ -182,8 +183,8 @@ class LayerSkip(Method):
         layers = _text_config(target).num_hidden_layers
         if preset.assistant_early_exit >= layers:
             raise ArenaError(msg("assistant_early_exit={assistant_early_exit} must be below the target's layer count "
-                                 "({layers}): pick an exit layer between 1 and {layers_2}.",
-                                 assistant_early_exit=preset.assistant_early_exit, layers=layers, layers_2=layers - 1))
+                                 "({layers}): pick an exit layer between 1 and {last_layer}.",
+                                 assistant_early_exit=preset.assistant_early_exit, layers=layers, last_layer=layers - 1))
 
     def generate_args(self, preset):
         args = super().generate_args(preset)
