@@ -26,7 +26,7 @@ import app
 
 APP = Path(app.__file__).resolve().parent
 #: Files every path uses for a word or an escape, not a step of the race: left out of the second count.
-SHARED = ("core/words/", "render/html.py", "core/errors.py", "__init__.py")
+SHARED = ("core/words/", "render/html.py", "core/errors.py")
 
 
 def app_file(filename: str) -> str | None:

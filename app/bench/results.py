@@ -80,7 +80,7 @@ def _with_message(row: dict[str, Any]) -> dict[str, Any]:
     """A run as results.json keeps it: its row, and its verdict's reason as a message (``verdict_message``: template and
     values, docs/DESIGN.md §4.4), so a page in another language reads the file's reasons whole."""
     data = message_data(row.get("verdict_reason"))
-    return {**row, "verdict_message": data} if data else dict(row)
+    return {**row, "verdict_message": data} if data else row
 
 
 def _check_regret(settings: Any, where: str) -> None:
